@@ -1,0 +1,390 @@
+"""The encounter core both systems share: initiative, Initiative Counts counting down, rounds,
+whose turn it is, and the action budget (2 half actions or 1 full action, plus free actions).
+
+Spycraft 2.0 uses sliding initiative: each round counts down from the highest Initiative Count
+(IC); a character acts when the count reaches his IC; ICs carry over between rounds and move with
+actions (Delay, Ready, Stand Off). Fallout: Equestria gives each combatant two actions a round,
+which the budget models as two half actions.
+
+System rules hook into round and turn starts through :func:`on_round_start` and
+:func:`on_turn_start` (the Stand Off Resolve checks, the expiry of a carried-over Ready).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rules.characters import Character
+from rules.dice import Roller
+from rules.foe.state import FoEState
+from rules.geometry import Cell, Grid
+from rules.options import Options
+from rules.outcome import Outcome, RuleError
+from rules.spycraft.state import SpycraftState
+
+ActionCost = Literal["free", "half", "full"]
+HALF_ACTIONS = {"free": 0, "half": 1, "full": 2}
+BLOCKING_CONDITIONS = {
+    "standoff": "is in a stand off and may take only free actions",
+    "surrendered": "has surrendered and may not act without permission",
+}
+
+
+class Combatant(BaseModel):
+    id: str
+    ic: int = 0
+    tiebreak: int = 0
+    """Orders exact ties (same IC and Initiative bonus): a roll-off or the GM's order."""
+    acted: bool = False
+    """Has had his turn this round (or gave it up, e.g. to a Ready)."""
+    half_actions: int = 2
+    free_used: int = 0
+    delay_steps: int = 0
+    """Delay steps taken this round (capped at Initiative bonus + 10)."""
+    actions_taken: list[str] = Field(default_factory=list)
+    """What the current turn's actions were spent on ("move", "attack", "charge"...)."""
+    moved_ft: float = 0.0
+    """Distance moved this turn, checked against the FoE movement budget."""
+    out: bool = False
+    """Removed from the turn order (dead, fled) but kept for the record."""
+
+
+class Encounter(BaseModel):
+    """Everything the rules know about one fight. Serialisable as JSON for snapshots."""
+
+    options: Options = Field(default_factory=Options)
+    grid: Grid = Field(default_factory=Grid)
+    characters: dict[str, Character] = Field(default_factory=dict)
+    positions: dict[str, Cell] = Field(default_factory=dict)
+    combatants: dict[str, Combatant] = Field(default_factory=dict)
+    round: int = 0
+    count: int | None = None
+    """The current Initiative Count (the IC of whoever's turn it is)."""
+    active: str | None = None
+    """Whose turn it is."""
+    actions_per_turn: int = 2
+    """Half actions each turn gets (1 in a FoE surprise round)."""
+    spycraft: SpycraftState = Field(default_factory=SpycraftState)
+    foe: FoEState = Field(default_factory=FoEState)
+
+    # -- reading -----------------------------------------------------------------------------
+    def character(self, actor: str) -> Character:
+        try:
+            return self.characters[actor]
+        except KeyError:
+            raise RuleError("unknown_character", f"No character {actor!r} in this world.") from None
+
+    def combatant(self, actor: str) -> Combatant:
+        try:
+            return self.combatants[actor]
+        except KeyError:
+            name = self.characters[actor].display if actor in self.characters else actor
+            raise RuleError("not_in_combat", f"{name} is not in the combat.") from None
+
+    def name(self, actor: str) -> str:
+        c = self.characters.get(actor)
+        return c.display if c else actor
+
+    def order(self) -> list[str]:
+        """Combatants in acting order: IC high to low, then Initiative bonus, then tiebreak."""
+        ids = list(self.combatants)
+        ranked = [c for c in ids if not self.combatants[c].out]
+
+        def key(cid: str) -> tuple[int, int, int, int]:
+            cb = self.combatants[cid]
+            bonus = self.characters[cid].initiative if cid in self.characters else 0
+            return (-cb.ic, -bonus, cb.tiebreak, ids.index(cid))
+
+        return sorted(ranked, key=key)
+
+    def distance(self, a: str, b: str) -> float:
+        """Distance in feet (grid units) between two characters' positions."""
+        for who in (a, b):
+            if who not in self.positions:
+                raise RuleError("no_position", f"{self.name(who)} has no position on the map.")
+        return self.grid.distance_between(self.positions[a], self.positions[b])
+
+    @property
+    def in_combat(self) -> bool:
+        return self.round > 0
+
+
+# -- hooks for system rules ------------------------------------------------------------------
+
+Hook = Callable[[Encounter, Roller, Outcome], None]
+_round_hooks: dict[str, list[Hook]] = defaultdict(list)
+_turn_hooks: dict[str, list[Hook]] = defaultdict(list)
+
+
+def on_round_start(system: str) -> Callable[[Hook], Hook]:
+    """Register ``fn(encounter, roller, outcome)`` to run when a round of ``system`` begins,
+    before anyone acts."""
+
+    def deco(fn: Hook) -> Hook:
+        _round_hooks[system].append(fn)
+        return fn
+
+    return deco
+
+
+def on_turn_start(system: str) -> Callable[[Hook], Hook]:
+    """Register ``fn(encounter, roller, outcome)`` to run when a turn begins (``encounter.active``
+    is set and the count has reached his IC)."""
+
+    def deco(fn: Hook) -> Hook:
+        _turn_hooks[system].append(fn)
+        return fn
+
+    return deco
+
+
+# -- initiative --------------------------------------------------------------------------------
+
+
+def add_character(enc: Encounter, character: Character) -> None:
+    enc.characters[character.id] = character
+
+
+def roll_initiative(enc: Encounter, actor: str, roller: Roller) -> tuple[int, Outcome]:
+    """Roll one character's IC: Spycraft 1d20 + Initiative; FoE the world's formula + bonuses."""
+    ch = enc.character(actor)
+    base = "1d20" if enc.options.system == "spycraft" else enc.options.foe_initiative
+    expr = f"{base}+{ch.initiative}" if ch.initiative >= 0 else f"{base}{ch.initiative}"
+    roll = roller.roll(expr, reason=f"initiative for {ch.display}")
+    out = Outcome(rolls=[roll])
+    out.add(
+        "initiative_rolled", actor, f"{ch.display} rolls initiative: {roll.text}", ic=roll.total
+    )
+    return roll.total, out
+
+
+def join_combat(
+    enc: Encounter, actors: list[str], roller: Roller, ics: dict[str, int] | None = None
+) -> Outcome:
+    """Add characters to the turn order, rolling initiative unless an IC is given.
+
+    Exact ties (same IC and Initiative bonus) are broken by a 1d20 roll-off (⚙ ``tie_break``
+    random) or by the order given (⚙ gm)."""
+    ics = ics or {}
+    for a in actors:
+        enc.character(a)
+        if a in enc.combatants and not enc.combatants[a].out:
+            raise RuleError("already_in_combat", f"{enc.name(a)} is already in the combat.")
+    out = Outcome()
+    for a in actors:
+        if a in ics:
+            ic = ics[a]
+            out.add("initiative_set", a, f"{enc.name(a)} joins at IC {ic}.", ic=ic)
+        else:
+            ic, rolled = roll_initiative(enc, a, roller)
+            out.extend(rolled)
+        # Joining mid-round: he acts this round only if the count has not yet passed his IC.
+        passed = enc.in_combat and (enc.count is None or ic >= enc.count)
+        enc.combatants[a] = Combatant(id=a, ic=ic, acted=passed)
+    _break_ties(enc, actors, roller, out)
+    return out
+
+
+def _break_ties(enc: Encounter, new: list[str], roller: Roller, out: Outcome) -> None:
+    groups: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for cid in enc.order():
+        groups[(enc.combatants[cid].ic, enc.characters[cid].initiative)].append(cid)
+    for (ic, _), members in groups.items():
+        if len(members) < 2 or not set(members) & set(new):
+            continue
+        if enc.options.tie_break == "gm":
+            for i, cid in enumerate(members):
+                enc.combatants[cid].tiebreak = i
+            continue
+        remaining = members
+        while remaining:  # roll off until every tied member has a distinct place
+            rolls = {
+                cid: roller.roll("1d20", reason=f"initiative tie at {ic}") for cid in remaining
+            }
+            out.rolls.extend(rolls.values())
+            for cid, r in rolls.items():
+                enc.combatants[cid].tiebreak = -r.total
+            totals = [r.total for r in rolls.values()]
+            remaining = [cid for cid, r in rolls.items() if totals.count(r.total) > 1]
+        out.add("tie_broken", None, f"Initiative tie at IC {ic} broken by roll-off.", ic=ic)
+
+
+def start_combat(
+    enc: Encounter, actors: list[str], roller: Roller, ics: dict[str, int] | None = None
+) -> Outcome:
+    """Roll initiative for ``actors`` and begin round 1 with the first turn."""
+    if enc.in_combat:
+        raise RuleError("combat_running", "A combat is already running; end it first.")
+    if not actors:
+        raise RuleError("no_combatants", "A combat needs at least one combatant.")
+    out = join_combat(enc, actors, roller, ics)
+    out.add("combat_started", None, "Combat begins.")
+    _start_round(enc, roller, out)
+    return out.extend(next_turn(enc, roller))
+
+
+def end_combat(enc: Encounter) -> Outcome:
+    enc.combatants.clear()
+    enc.round, enc.count, enc.active = 0, None, None
+    enc.actions_per_turn = 2
+    enc.spycraft = SpycraftState()
+    enc.foe = FoEState()
+    for ch in enc.characters.values():
+        ch.conditions -= {"standoff", "vulnerable", "surrendered"}
+    out = Outcome()
+    out.add("combat_ended", None, "Combat ends.")
+    return out
+
+
+def set_ic(enc: Encounter, actor: str, ic: int, reason: str, out: Outcome) -> None:
+    """Move a combatant's IC and record it (the single place ICs change after rolling)."""
+    cb = enc.combatant(actor)
+    if cb.ic == ic:
+        return
+    old, cb.ic = cb.ic, ic
+    out.add(
+        "ic_changed",
+        actor,
+        f"{enc.name(actor)}: IC {old} → {ic} ({reason}).",
+        old=old,
+        new=ic,
+        reason=reason,
+    )
+
+
+# -- turns -------------------------------------------------------------------------------------
+
+
+def next_turn(enc: Encounter, roller: Roller) -> Outcome:
+    """End the current turn (if any) and start the next; a new round begins when everyone has
+    acted. Returns what happened, including anything the system hooks did."""
+    if not enc.combatants:
+        raise RuleError("no_combat", "There is no combat running.")
+    out = Outcome()
+    if enc.active is not None:
+        enc.combatants[enc.active].acted = True
+        out.add("turn_ended", enc.active, f"{enc.name(enc.active)}'s turn ends.")
+        enc.active = None
+    while True:
+        waiting = [c for c in enc.order() if not enc.combatants[c].acted]
+        if waiting:
+            _start_turn(enc, waiting[0], roller, out)
+            if enc.active is not None:
+                return out
+            continue  # a turn-start hook used up the turn; look again
+        if not enc.order():
+            raise RuleError("no_combatants", "Nobody is left in the turn order.")
+        _start_round(enc, roller, out)
+
+
+def _start_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
+    enc.round += 1
+    enc.count = None
+    for cb in enc.combatants.values():
+        cb.acted = cb.out
+        cb.delay_steps = 0
+    out.add("round_started", None, f"Round {enc.round} begins.", round=enc.round)
+    for hook in _round_hooks[enc.options.system]:
+        hook(enc, roller, out)
+
+
+def _start_turn(enc: Encounter, actor: str, roller: Roller, out: Outcome) -> None:
+    cb = enc.combatants[actor]
+    enc.active, enc.count = actor, cb.ic
+    cb.half_actions = enc.actions_per_turn
+    cb.free_used, cb.actions_taken, cb.moved_ft = 0, [], 0.0
+    out.add(
+        "turn_started",
+        actor,
+        f"Round {enc.round}, IC {cb.ic}: {enc.name(actor)}'s turn.",
+        round=enc.round,
+        ic=cb.ic,
+    )
+    for hook in _turn_hooks[enc.options.system]:
+        hook(enc, roller, out)
+        if enc.active != actor:
+            return
+
+
+def require_turn(enc: Encounter, actor: str) -> Combatant:
+    cb = enc.combatant(actor)
+    if enc.active != actor:
+        who = enc.name(enc.active) if enc.active else "nobody"
+        raise RuleError("not_your_turn", f"It is not {enc.name(actor)}'s turn (it is {who}'s).")
+    return cb
+
+
+def check_budget(enc: Encounter, actor: str, cost: ActionCost, *, on_turn: bool = True) -> None:
+    """Raise unless ``actor`` may spend ``cost`` now. Free actions may be taken out of turn."""
+    ch = enc.character(actor)
+    cb = enc.combatant(actor)
+    if cost != "free":
+        for cond, why in BLOCKING_CONDITIONS.items():
+            if cond in ch.conditions:
+                raise RuleError("blocked", f"{ch.display} {why}.", condition=cond)
+        if on_turn:
+            require_turn(enc, actor)
+        need = HALF_ACTIONS[cost]
+        if need > cb.half_actions:
+            left = {0: "no actions", 1: "only a half action"}.get(cb.half_actions, "")
+            raise RuleError(
+                "no_budget",
+                f"{ch.display} has {left} left this turn; a {cost} action needs {need}.",
+                left=cb.half_actions,
+            )
+    else:
+        limit = enc.options.free_actions_per_turn
+        if limit is not None and cb.free_used >= limit:
+            raise RuleError("no_budget", f"{ch.display} has used all {limit} free actions.")
+
+
+def spend(enc: Encounter, actor: str, cost: ActionCost, what: str, *, on_turn: bool = True) -> None:
+    """Spend ``cost`` from ``actor``'s budget for ``what``, or raise ``RuleError`` unchanged."""
+    check_budget(enc, actor, cost, on_turn=on_turn)
+    cb = enc.combatants[actor]
+    if cost == "free":
+        cb.free_used += 1
+        return
+    cb.half_actions -= HALF_ACTIONS[cost]
+    cb.actions_taken.extend([what] * HALF_ACTIONS[cost])
+
+
+def take_action(enc: Encounter, actor: str, cost: ActionCost, what: str) -> Outcome:
+    """A plain action on his turn (attack, reload...): spends the budget and records it."""
+    spend(enc, actor, cost, what)
+    out = Outcome()
+    out.add(
+        "action_taken", actor, f"{enc.name(actor)}: {what} ({cost} action).", cost=cost, action=what
+    )
+    return out
+
+
+def delay(enc: Encounter, actor: str, steps: int, roller: Roller) -> Outcome:
+    """Delay (Spycraft): lower IC by ``steps``, at most Initiative bonus + 10 steps a round and
+    never below 5. The turn passes to whoever is next (possibly himself again); he acts when the
+    count reaches his new IC, which carries into the next round. Only before he has acted."""
+    cb = require_turn(enc, actor)
+    ch = enc.character(actor)
+    if steps < 1:
+        raise RuleError("bad_argument", "Delay by at least 1.")
+    if cb.half_actions < enc.actions_per_turn:
+        raise RuleError("already_acted", f"{ch.display} has already acted this turn.")
+    cap = max(0, ch.initiative + 10)
+    if cb.delay_steps + steps > cap:
+        raise RuleError(
+            "delay_cap",
+            f"{ch.display} may delay at most {cap} steps a round ({cap - cb.delay_steps} left).",
+            left=cap - cb.delay_steps,
+        )
+    if cb.ic - steps < 5:
+        raise RuleError("delay_floor", f"Delay may not lower IC below 5 (now {cb.ic}).")
+    out = Outcome()
+    cb.delay_steps += steps
+    set_ic(enc, actor, cb.ic - steps, "delay", out)
+    enc.active = None  # not acted: his turn comes again when the count reaches the new IC
+    out.add("delayed", actor, f"{ch.display} delays to IC {cb.ic}.", ic=cb.ic, steps=steps)
+    return out.extend(next_turn(enc, roller))

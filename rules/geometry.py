@@ -1,0 +1,140 @@
+"""Grid geometry: cells, distances under the four diagonal metrics, paths, straight lines, and
+pixel positions from Foundry (top-left corner) and Roll20 (centre) to grid cells."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+ROLL20_UNIT_PX = 70  # Roll20: one grid unit is 70 px; a cell is 70 px x snapping_increment
+
+
+class DiagonalMetric(StrEnum):
+    ALTERNATING = "alternating"  # 5/10/5 ft (D&D 3.5 / Spycraft / FoE default)
+    CHEBYSHEV = "chebyshev"  # every diagonal costs one cell
+    EUCLIDEAN = "euclidean"
+    MANHATTAN = "manhattan"  # no diagonals
+
+
+class Cell(BaseModel, frozen=True):
+    """A grid cell (column, row). A token's position is the cell holding its centre."""
+
+    x: int
+    y: int
+
+    def __iter__(self):  # lets ``x, y = cell`` read naturally
+        return iter((self.x, self.y))
+
+
+class Grid(BaseModel):
+    """A scene's grid: how many distance units one cell spans, and the diagonal metric."""
+
+    distance: float = 5.0
+    units: str = "ft"
+    metric: DiagonalMetric = DiagonalMetric.ALTERNATING
+
+    def cells_between(self, a: Cell, b: Cell) -> float:
+        return cells_between(a, b, self.metric)
+
+    def distance_between(self, a: Cell, b: Cell) -> float:
+        """Distance in the grid's units (feet by default)."""
+        return self.cells_between(a, b) * self.distance
+
+    def path_length(self, path: Sequence[Cell]) -> float:
+        """Full length of a path through its waypoints, in the grid's units."""
+        return path_cells(path, self.metric) * self.distance
+
+    def adjacent(self, a: Cell, b: Cell) -> bool:
+        """Within 5 ft (one cell under any metric on a 5 ft grid); the same cell counts."""
+        return a != b and self.distance_between(a, b) <= max(5.0, self.distance)
+
+
+def cells_between(a: Cell, b: Cell, metric: DiagonalMetric) -> float:
+    dx, dy = abs(a.x - b.x), abs(a.y - b.y)
+    diag, straight = min(dx, dy), abs(dx - dy)
+    match DiagonalMetric(metric):
+        case DiagonalMetric.ALTERNATING:
+            return straight + diag + diag // 2
+        case DiagonalMetric.CHEBYSHEV:
+            return max(dx, dy)
+        case DiagonalMetric.EUCLIDEAN:
+            return math.hypot(dx, dy)
+        case DiagonalMetric.MANHATTAN:
+            return dx + dy
+
+
+def path_cells(path: Sequence[Cell], metric: DiagonalMetric) -> float:
+    """Length of a path in cells. Under the alternating metric the 5/10 count runs across the
+    whole path, as a character counts his squares while moving, not leg by leg."""
+    if len(path) < 2:
+        return 0
+    if DiagonalMetric(metric) is not DiagonalMetric.ALTERNATING:
+        return sum(cells_between(a, b, metric) for a, b in itertools.pairwise(path))
+    total, diagonals = 0, 0
+    for a, b in itertools.pairwise(path):
+        dx, dy = abs(a.x - b.x), abs(a.y - b.y)
+        diag = min(dx, dy)
+        total += abs(dx - dy) + diag + (diagonals % 2 + diag) // 2
+        diagonals += diag
+    return total
+
+
+def is_straight(path: Sequence[Cell]) -> bool:
+    """True when every waypoint lies on one line from the first to the last, in order
+    (no doubling back). A single leg is always straight."""
+    pts = [p for i, p in enumerate(path) if i == 0 or p != path[i - 1]]
+    if len(pts) <= 2:
+        return True
+    start, end = pts[0], pts[-1]
+    vx, vy = end.x - start.x, end.y - start.y
+    last_t = 0
+    for p in pts[1:]:
+        px, py = p.x - start.x, p.y - start.y
+        if px * vy - py * vx != 0:  # off the line
+            return False
+        t = px * vx + py * vy  # projection: must advance monotonically toward the end
+        if t < last_t:
+            return False
+        last_t = t
+    return True
+
+
+def foundry_cell(x: float, y: float, grid_size: float, width: float = 1, height: float = 1) -> Cell:
+    """Foundry: ``x, y`` are the token's top-left corner in px; ``width``/``height`` in cells."""
+    cx = x + width * grid_size / 2
+    cy = y + height * grid_size / 2
+    return Cell(x=math.floor(cx / grid_size), y=math.floor(cy / grid_size))
+
+
+def foundry_xy(
+    cell: Cell, grid_size: float, width: float = 1, height: float = 1
+) -> tuple[float, float]:
+    """The top-left corner in px that puts a token's centre in ``cell``."""
+    x = (cell.x + 0.5) * grid_size - width * grid_size / 2
+    y = (cell.y + 0.5) * grid_size - height * grid_size / 2
+    return x, y
+
+
+def roll20_cell(left: float, top: float, snapping_increment: float = 1.0) -> Cell:
+    """Roll20: ``left, top`` are the token's centre in px; a cell is 70 px x snapping_increment."""
+    size = ROLL20_UNIT_PX * (snapping_increment or 1.0)
+    return Cell(x=math.floor(left / size), y=math.floor(top / size))
+
+
+def roll20_xy(cell: Cell, snapping_increment: float = 1.0) -> tuple[float, float]:
+    size = ROLL20_UNIT_PX * (snapping_increment or 1.0)
+    return (cell.x + 0.5) * size, (cell.y + 0.5) * size
+
+
+def roll20_grid(
+    scale_number: float,
+    snapping_increment: float = 1.0,
+    units: str = "ft",
+    metric: DiagonalMetric = DiagonalMetric.ALTERNATING,
+) -> Grid:
+    """Roll20: ``scale_number`` units per 70 px unit; a snapped cell spans that x increment."""
+    return Grid(distance=scale_number * (snapping_increment or 1.0), units=units, metric=metric)

@@ -1,0 +1,59 @@
+"""Every ⚙ option of the rules, as one per-world settings model with the documented defaults.
+
+The names match ``shared/reference/rules.md``; a GM changes them per world (``!set`` or a script),
+and rule functions read them from ``Encounter.options``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rules.geometry import DiagonalMetric
+
+DEFAULT_MFD_LADDER = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    system: Literal["spycraft", "foe"] = "spycraft"
+    """Which rule system the world plays: Spycraft 2.0 or Fallout: Equestria."""
+
+    # -- Common ---------------------------------------------------------------------------
+    diagonal_metric: DiagonalMetric = DiagonalMetric.ALTERNATING
+    tie_break: Literal["random", "gm"] = "random"
+    """Initiative ties after the higher Initiative bonus: a random roll-off, or GM order
+    (the order combatants were added, which the GM can rearrange)."""
+    free_actions_per_turn: int | None = None
+    """None = unlimited free actions per turn."""
+
+    # -- Spycraft 2.0: Ready ---------------------------------------------------------------
+    ready_end_failure: Literal["stays_active", "ends"] = "stays_active"
+    """Ready rule 5: a failed Reflex save to end a carried-over Ready early."""
+    carryover_consumes_turn: bool = False
+    """Ready rule 6: a carried-over Ready that fires before his IC costs that round's turn."""
+
+    # -- Spycraft 2.0: Stand Off -----------------------------------------------------------
+    standoff_ic_floor: Literal["one", "none"] = "one"
+    """Stand Off cost IC - 5: floored at 1, or no floor."""
+    standoff_crack_strike_ends: bool = True
+    """Whether the automatic strike on a cracked participant ends the stand off (it is damage)."""
+    standoff_tie: Literal["reroll", "gm"] = "reroll"
+    """Opposed Resolve ties after the higher bonus: re-roll, or the GM decides."""
+    standoff_crack: Literal["new_threshold", "any_exceeded"] = "new_threshold"
+    """Crack when this round's stress passes a threshold not yet exceeded, or whenever the
+    total exceeds any threshold."""
+    standoff_ends_when: Literal["one_side", "one_participant"] = "one_side"
+
+    # -- Fallout: Equestria ------------------------------------------------------------------
+    foe_initiative: str = "1d100"
+    """FoE initiative roll; per-character bonuses (Quick Witted, Dash...) are added to it."""
+    surprise_after: Literal["reroll", "insert"] = "reroll"
+    """After a surprise round: everyone re-rolls, or keep the order and insert the surprised."""
+    high_jump_rounding: Literal["foot", "five_ft"] = "foot"
+    sneak_speed_formula: Literal["half_move", "agility"] = "half_move"
+    mfd_penalty: Literal["steps", "multiplier"] = "steps"
+    mfd_ladder: list[float] = Field(default_factory=lambda: list(DEFAULT_MFD_LADDER))
+    charge_fear_check: bool = False

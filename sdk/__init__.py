@@ -1,0 +1,1 @@
+"""What scripters touch: typed domain events, the per-world runtime, triggers, prompts, scripts."""
