@@ -20,11 +20,13 @@ from pydantic import BaseModel, Field
 
 from rules.characters import Character
 from rules.dice import Roller
-from rules.foe.state import FoEState
 from rules.geometry import Cell, Grid
 from rules.options import Options
 from rules.outcome import Outcome, RuleError
-from rules.spycraft.state import SpycraftState
+
+# The system state models (SpycraftState, FoEState) are imported at the bottom: importing them
+# runs the system packages' __init__, which import their rule modules (rules.spycraft.ready...),
+# and those import names from this module, so every name must be defined by then.
 
 ActionCost = Literal["free", "half", "full"]
 HALF_ACTIONS = {"free": 0, "half": 1, "full": 2}
@@ -32,6 +34,8 @@ BLOCKING_CONDITIONS = {
     "standoff": "is in a stand off and may take only free actions",
     "surrendered": "has surrendered and may not act without permission",
 }
+BLOCKS_FREE = {"surrendered"}
+"""Conditions that stop free actions too: a surrendered character "may perform no action"."""
 
 
 class Combatant(BaseModel):
@@ -68,8 +72,8 @@ class Encounter(BaseModel):
     """Whose turn it is."""
     actions_per_turn: int = 2
     """Half actions each turn gets (1 in a FoE surprise round)."""
-    spycraft: SpycraftState = Field(default_factory=SpycraftState)
-    foe: FoEState = Field(default_factory=FoEState)
+    spycraft: SpycraftState = Field(default_factory=lambda: SpycraftState())
+    foe: FoEState = Field(default_factory=lambda: FoEState())
 
     # -- reading -----------------------------------------------------------------------------
     def character(self, actor: str) -> Character:
@@ -152,8 +156,12 @@ def add_character(enc: Encounter, character: Character) -> None:
 def roll_initiative(enc: Encounter, actor: str, roller: Roller) -> tuple[int, Outcome]:
     """Roll one character's IC: Spycraft 1d20 + Initiative; FoE the world's formula + bonuses."""
     ch = enc.character(actor)
-    base = "1d20" if enc.options.system == "spycraft" else enc.options.foe_initiative
-    expr = f"{base}+{ch.initiative}" if ch.initiative >= 0 else f"{base}{ch.initiative}"
+    if enc.options.system == "foe":
+        from rules.foe.initiative import initiative_expression  # FoE's per-system formula
+
+        expr = initiative_expression(enc.options, ch)
+    else:
+        expr = f"1d20+{ch.initiative}" if ch.initiative >= 0 else f"1d20{ch.initiative}"
     roll = roller.roll(expr, reason=f"initiative for {ch.display}")
     out = Outcome(rolls=[roll])
     out.add(
@@ -183,7 +191,8 @@ def join_combat(
             ic, rolled = roll_initiative(enc, a, roller)
             out.extend(rolled)
         # Joining mid-round: he acts this round only if the count has not yet passed his IC.
-        passed = enc.in_combat and (enc.count is None or ic >= enc.count)
+        # No count yet (a round-start hook adds him, e.g. after a FoE surprise round): he acts.
+        passed = enc.in_combat and enc.count is not None and ic >= enc.count
         enc.combatants[a] = Combatant(id=a, ic=ic, acted=passed)
     _break_ties(enc, actors, roller, out)
     return out
@@ -201,15 +210,20 @@ def _break_ties(enc: Encounter, new: list[str], roller: Roller, out: Outcome) ->
                 enc.combatants[cid].tiebreak = i
             continue
         remaining = members
+        # Each member's roll-off results in order; a re-roll only separates those still tied,
+        # so places compare the whole sequence (a re-roll of 18 must not jump a first roll of 15).
+        results: dict[str, list[int]] = {cid: [] for cid in members}
         while remaining:  # roll off until every tied member has a distinct place
             rolls = {
                 cid: roller.roll("1d20", reason=f"initiative tie at {ic}") for cid in remaining
             }
             out.rolls.extend(rolls.values())
             for cid, r in rolls.items():
-                enc.combatants[cid].tiebreak = -r.total
+                results[cid].append(-r.total)
             totals = [r.total for r in rolls.values()]
             remaining = [cid for cid, r in rolls.items() if totals.count(r.total) > 1]
+        for place, cid in enumerate(sorted(members, key=results.__getitem__)):
+            enc.combatants[cid].tiebreak = place
         out.add("tie_broken", None, f"Initiative tie at IC {ic} broken by roll-off.", ic=ic)
 
 
@@ -264,6 +278,8 @@ def next_turn(enc: Encounter, roller: Roller) -> Outcome:
     acted. Returns what happened, including anything the system hooks did."""
     if not enc.combatants:
         raise RuleError("no_combat", "There is no combat running.")
+    if not enc.order():  # checked before the current turn is touched: errors change nothing
+        raise RuleError("no_combatants", "Nobody is left in the turn order.")
     out = Outcome()
     if enc.active is not None:
         enc.combatants[enc.active].acted = True
@@ -322,10 +338,10 @@ def check_budget(enc: Encounter, actor: str, cost: ActionCost, *, on_turn: bool 
     """Raise unless ``actor`` may spend ``cost`` now. Free actions may be taken out of turn."""
     ch = enc.character(actor)
     cb = enc.combatant(actor)
+    for cond, why in BLOCKING_CONDITIONS.items():
+        if cond in ch.conditions and (cost != "free" or cond in BLOCKS_FREE):
+            raise RuleError("blocked", f"{ch.display} {why}.", condition=cond)
     if cost != "free":
-        for cond, why in BLOCKING_CONDITIONS.items():
-            if cond in ch.conditions:
-                raise RuleError("blocked", f"{ch.display} {why}.", condition=cond)
         if on_turn:
             require_turn(enc, actor)
         need = HALF_ACTIONS[cost]
@@ -388,3 +404,11 @@ def delay(enc: Encounter, actor: str, steps: int, roller: Roller) -> Outcome:
     enc.active = None  # not acted: his turn comes again when the count reaches the new IC
     out.add("delayed", actor, f"{ch.display} delays to IC {cb.ic}.", ic=cb.ic, steps=steps)
     return out.extend(next_turn(enc, roller))
+
+
+# -- system state (see the note at the imports) ------------------------------------------------
+
+from rules.foe.state import FoEState  # noqa: E402
+from rules.spycraft.state import SpycraftState  # noqa: E402
+
+Encounter.model_rebuild()

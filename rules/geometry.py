@@ -49,8 +49,11 @@ class Grid(BaseModel):
         return path_cells(path, self.metric) * self.distance
 
     def adjacent(self, a: Cell, b: Cell) -> bool:
-        """Within 5 ft (one cell under any metric on a 5 ft grid); the same cell counts."""
-        return a != b and self.distance_between(a, b) <= max(5.0, self.distance)
+        """Within 5 ft, the same cell included (0 ft), and always the 8 touching cells under
+        any metric: a diagonal neighbour measures 7.07 ft euclidean or 10 ft manhattan, yet it
+        is next to you."""
+        touching = max(abs(a.x - b.x), abs(a.y - b.y)) <= 1
+        return touching or self.distance_between(a, b) <= 5.0
 
 
 def cells_between(a: Cell, b: Cell, metric: DiagonalMetric) -> float:

@@ -1,0 +1,72 @@
+"""Fallout: Equestria rules (seed 003): surprise round, movement and running, charge, jumping,
+sneaking; one rule per module.
+
+Importing this package registers the FoE round and turn hooks with the encounter core (the end
+of the surprise round, the per-turn FoE state). ``rules.encounter`` imports ``rules.foe.state``
+at its end, so these modules may import the core's names.
+"""
+
+from rules.foe import (  # noqa: F401  (imported for their hooks and as the package's API)
+    charge,
+    checks,
+    initiative,
+    jumping,
+    mfd,
+    movement,
+    sneaking,
+    surprise,
+    turns,
+)
+from rules.foe.charge import charge_attack, charge_fear_check, horn_charge_damage
+from rules.foe.initiative import initiative_expression, initiative_modifier
+from rules.foe.jumping import can_clear, high_jump, jump, long_jump
+from rules.foe.movement import dodge, move, movement_allowed, round_cap
+from rules.foe.sneaking import (
+    BURROWING,
+    block,
+    burrowing_field,
+    hide,
+    hold_defense,
+    sneak,
+    sneak_speed,
+    stop_sneaking,
+    weight_penalty,
+)
+from rules.foe.state import FoEState, StealthField
+from rules.foe.surprise import (
+    is_sneak_attack_target,
+    sneak_attack,
+    sneak_attack_damage,
+    start_surprise_round,
+)
+
+__all__ = [
+    "BURROWING",
+    "FoEState",
+    "StealthField",
+    "block",
+    "burrowing_field",
+    "can_clear",
+    "charge_attack",
+    "charge_fear_check",
+    "dodge",
+    "hide",
+    "high_jump",
+    "hold_defense",
+    "horn_charge_damage",
+    "initiative_expression",
+    "initiative_modifier",
+    "is_sneak_attack_target",
+    "jump",
+    "long_jump",
+    "move",
+    "movement_allowed",
+    "round_cap",
+    "sneak",
+    "sneak_attack",
+    "sneak_attack_damage",
+    "sneak_speed",
+    "start_surprise_round",
+    "stop_sneaking",
+    "weight_penalty",
+]

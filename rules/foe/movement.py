@@ -1,0 +1,213 @@
+"""Movement in a FoE round, and dodging (seed 003, "Movement").
+
+Each action spent moving covers up to the listed move speed. Any other action (firing, dodging,
+a manoeuvre, a sneak action) halves what the round can cover: a move plus another action is 1x
+speed in all. Running, both actions spent moving, covers 3x speed. In the surprise round (one
+action) that is 1x speed.
+
+:func:`move` is what the runtime calls for a token move in combat: it measures the path with the
+world's grid metric (through every waypoint), spends move actions as the distance needs them
+and records the move, or refuses with ``over_budget`` and the distance still allowed. Decisions
+where the seed is silent:
+
+* The budget is per turn, not per drag: a move action's distance may be covered in several
+  drags, before and after the other action (move 10 ft, shoot, move 15 ft more with move 25).
+* A move spends its action when it starts; a move that takes the total past 1x speed turns the
+  turn into a run and spends the second action too (so nothing else can follow it).
+* While a character is sneaking (``rules.foe.sneaking``) his drags are sneak movement instead.
+* Dodging costs an action (and so caps the round at 1x speed); the shift it gives is outside the
+  budget and is at most to a touching cell (a dive out of the way, not a free move).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rules.encounter import Encounter, check_budget, require_turn, spend
+from rules.foe.turns import (
+    add_to_trail,
+    fighting,
+    fmt,
+    full_path,
+    require_foe,
+    require_not_surprised,
+)
+from rules.geometry import Cell
+from rules.outcome import Outcome, RuleError
+
+MOVE = "move"
+RUN_MULTIPLIER = 3
+"""Running (both actions spent moving) covers three times the move speed."""
+
+
+def _regular_moved(enc: Encounter, actor: str) -> float:
+    sneak = enc.foe.sneak.get(actor)
+    return enc.combatants[actor].moved_ft - (sneak.moved if sneak else 0.0)
+
+
+def round_cap(enc: Encounter, actor: str) -> float:
+    """The most ground ``actor`` can cover on foot this turn, counting what he has already
+    covered: 3x speed while every action spent and left can be a move, 1x speed once another
+    action is taken (or with a single action), 0 with no move possible."""
+    speed = enc.character(actor).move
+    cb = enc.combatants[actor]
+    moves = cb.actions_taken.count(MOVE)
+    others = len(cb.actions_taken) - moves
+    possible_moves = moves + cb.half_actions
+    if others == 0 and possible_moves >= 2:
+        return RUN_MULTIPLIER * speed
+    if possible_moves >= 1:
+        return speed
+    return 0.0
+
+
+def movement_allowed(enc: Encounter, actor: str) -> float:
+    """How much farther ``actor`` may move now, in feet: ``math.inf`` outside the fight, his
+    remaining sneak movement while sneaking, else what is left of :func:`round_cap`."""
+    require_foe(enc)
+    enc.character(actor)
+    if enc.foe.surprise_round and actor in enc.foe.surprised:
+        return 0.0
+    if not fighting(enc, actor):
+        return math.inf
+    sneak = enc.foe.sneak.get(actor)
+    if sneak is not None and sneak.active:
+        return sneak.left
+    return max(0.0, round_cap(enc, actor) - _regular_moved(enc, actor))
+
+
+def _why(enc: Encounter, actor: str) -> str:
+    speed = fmt(enc.character(actor).move)
+    cap = round_cap(enc, actor)
+    if cap > enc.character(actor).move:
+        return f"running: 3 x {speed} ft"
+    if cap == 0:
+        return "no action left to move with"
+    if enc.actions_per_turn < 2:
+        return f"one action in the surprise round: {speed} ft"
+    return f"a move with another action: {speed} ft in all"
+
+
+def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
+    """Move ``actor`` along ``path`` (the cells a token passed through; it starts at his cell,
+    which is added if missing). In combat, on his turn, within his budget; the move actions it
+    needs are spent. Outside the fight the move is free. Raises ``over_budget`` (with
+    ``allowed`` and ``length`` in ``detail``) and changes nothing when the path is too long."""
+    require_foe(enc)
+    ch = enc.character(actor)
+    require_not_surprised(enc, actor)
+    cells = full_path(enc, actor, path)
+    length = enc.grid.path_length(cells)
+    out = Outcome()
+
+    if not fighting(enc, actor):
+        enc.positions[actor] = cells[-1]
+        out.add("moved", actor, f"{ch.display} moves {fmt(length)} ft.", distance=length, free=True)
+        return out
+
+    cb = require_turn(enc, actor)
+    sneak = enc.foe.sneak.get(actor)
+    if sneak is not None and sneak.active:
+        if length > sneak.left:
+            raise RuleError(
+                "over_budget",
+                f"{ch.display} is sneaking and can move {fmt(sneak.left)} ft more at sneak "
+                f"speed; that path is {fmt(length)} ft. Sneak again, or stop sneaking to move "
+                "normally.",
+                allowed=sneak.left,
+                length=length,
+            )
+        sneak.left -= length
+        sneak.moved += length
+        sneak.moved_this_action += length
+        cb.moved_ft += length
+        enc.positions[actor] = cells[-1]
+        enc.foe.trail.pop(actor, None)  # creeping is no run-up for a jump
+        out.add(
+            "moved",
+            actor,
+            f"{ch.display} sneaks {fmt(length)} ft ({fmt(sneak.left)} ft of sneak movement left).",
+            distance=length,
+            sneaking=True,
+            left=sneak.left,
+        )
+        return out
+
+    moved = _regular_moved(enc, actor)
+    left = max(0.0, round_cap(enc, actor) - moved)
+    if length > left:
+        raise RuleError(
+            "over_budget",
+            f"{ch.display} can move {fmt(left)} ft more this round ({_why(enc, actor)}); "
+            f"that path is {fmt(length)} ft.",
+            allowed=left,
+            length=length,
+        )
+    total = moved + length
+    needed = 0 if total == 0 else (1 if total <= ch.move else 2)
+    new_actions = max(0, needed - cb.actions_taken.count(MOVE))
+    if new_actions:
+        check_budget(enc, actor, "full" if new_actions == 2 else "half")
+
+    for _ in range(new_actions):
+        spend(enc, actor, "half", MOVE)
+    cb.moved_ft += length
+    enc.positions[actor] = cells[-1]
+    add_to_trail(enc, actor, cells)
+    running = cb.actions_taken.count(MOVE) >= 2
+    left_after = max(0.0, round_cap(enc, actor) - total)
+    how = "runs" if running else "moves"
+    out.add(
+        "moved",
+        actor,
+        f"{ch.display} {how} {fmt(length)} ft ({fmt(total)} ft this round, {fmt(left_after)} ft "
+        "more allowed).",
+        distance=length,
+        total=total,
+        left=left_after,
+        running=running,
+        actions_spent=new_actions,
+    )
+    return out
+
+
+def dodge(enc: Encounter, actor: str, to: Cell | None = None) -> Outcome:
+    """Dodge: uses a held dodge (``rules.foe.sneaking.hold_defense``) if he has one, at any
+    time; otherwise costs an action on his turn. ``to`` shifts him to a touching cell, outside
+    the movement budget (the dodge's own movement)."""
+    require_foe(enc)
+    ch = enc.character(actor)
+    require_not_surprised(enc, actor)
+    held = enc.foe.held.get(actor) == "dodge"
+    target: Cell | None = None
+    if to is not None:
+        target = Cell.model_validate(to)
+        here = enc.positions.get(actor)
+        if here is None:
+            raise RuleError("no_position", f"{ch.display} has no position on the map.")
+        if not enc.grid.adjacent(here, target):
+            raise RuleError(
+                "dodge_too_far",
+                f"A dodge shifts {ch.display} at most to a touching cell.",
+            )
+    if not held and fighting(enc, actor):
+        check_budget(enc, actor, "half")
+
+    out = Outcome()
+    if held:
+        del enc.foe.held[actor]
+    elif fighting(enc, actor):
+        spend(enc, actor, "half", "dodge")
+    if target is not None:
+        enc.positions[actor] = target
+        enc.foe.trail.pop(actor, None)  # a dive breaks any run-up
+    how = "his held action" if held else "an action"
+    out.add(
+        "dodged",
+        actor,
+        f"{ch.display} dodges ({how})" + (" and shifts out of the way." if target else "."),
+        held=held,
+        to=target.model_dump() if target else None,
+    )
+    return out

@@ -1,0 +1,153 @@
+"""Grid geometry (rules.md "Common" Distance): the four diagonal metrics, paths, straight lines,
+Foundry and Roll20 pixel positions to cells, and adjacency."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rules.geometry import (
+    ROLL20_UNIT_PX,
+    Cell,
+    DiagonalMetric,
+    Grid,
+    cells_between,
+    foundry_cell,
+    foundry_xy,
+    is_straight,
+    path_cells,
+    roll20_cell,
+    roll20_grid,
+    roll20_xy,
+)
+
+
+def c(x: int, y: int) -> Cell:
+    return Cell(x=x, y=y)
+
+
+@pytest.mark.parametrize(
+    ("metric", "feet"),
+    [
+        ("alternating", 20.0),  # 1 straight + 2 diagonals (5 + 10)
+        ("chebyshev", 15.0),
+        ("euclidean", 5 * math.sqrt(13)),
+        ("manhattan", 25.0),
+    ],
+)
+def test_four_diagonal_metrics(metric: str, feet: float) -> None:
+    grid = Grid(metric=DiagonalMetric(metric))
+    assert grid.distance_between(c(0, 0), c(3, 2)) == pytest.approx(feet)
+
+
+def test_default_grid_is_5ft_alternating() -> None:
+    grid = Grid()
+    assert (grid.distance, grid.units, grid.metric) == (5.0, "ft", DiagonalMetric.ALTERNATING)
+
+
+@pytest.mark.parametrize(("n", "feet"), [(1, 5), (2, 15), (3, 20), (4, 30), (5, 35)])
+def test_alternating_diagonals_cost_5_then_10(n: int, feet: int) -> None:
+    assert Grid().distance_between(c(0, 0), c(n, n)) == feet
+
+
+def test_alternating_count_runs_across_path_legs() -> None:
+    grid = Grid()
+    # Two one-square diagonal legs: 5 + 10, not 5 + 5.
+    assert grid.path_length([c(0, 0), c(1, 1), c(2, 2)]) == 15
+    # Diagonal, straight, diagonal: 5 + 5 + 10.
+    assert grid.path_length([c(0, 0), c(1, 1), c(1, 2), c(2, 3)]) == 20
+    # A leg of 3 diagonals after one: diagonals 2-4 cost 10, 5, 10.
+    assert grid.path_length([c(0, 0), c(1, 1), c(4, 4)]) == 30
+    assert grid.path_length([c(0, 0)]) == 0
+
+
+def test_other_metrics_sum_their_legs() -> None:
+    grid = Grid(metric=DiagonalMetric.CHEBYSHEV)
+    assert grid.path_length([c(0, 0), c(1, 1), c(2, 2)]) == 10
+    assert path_cells([c(0, 0), c(1, 1), c(2, 2)], DiagonalMetric.MANHATTAN) == 4
+
+
+@given(pts=st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20)), min_size=2, max_size=6))
+def test_alternating_path_equals_counting_square_by_square(pts: list[tuple[int, int]]) -> None:
+    """Walking a path one square at a time gives the same length as its legs."""
+    path = [c(x, y) for x, y in pts]
+    steps = [path[0]]
+    for b in path[1:]:
+        a = steps[-1]
+        while a != b:
+            a = c(a.x + (b.x > a.x) - (b.x < a.x), a.y + (b.y > a.y) - (b.y < a.y))
+            steps.append(a)
+    # Walking diagonals first within each leg is what the leg formula assumes.
+    assert path_cells(path, DiagonalMetric.ALTERNATING) == path_cells(
+        steps, DiagonalMetric.ALTERNATING
+    )
+    assert path_cells(path, DiagonalMetric.ALTERNATING) >= cells_between(
+        path[0], path[-1], DiagonalMetric.ALTERNATING
+    )
+
+
+@pytest.mark.parametrize(
+    ("pts", "straight"),
+    [
+        ([(0, 0), (2, 2), (4, 4)], True),
+        ([(0, 0), (3, 0), (6, 0), (6, 0)], True),  # a repeated waypoint is fine
+        ([(0, 0), (5, 3)], True),  # a single leg
+        ([(0, 0), (2, 2), (4, 3)], False),  # bends
+        ([(0, 0), (3, 0), (1, 0), (4, 0)], False),  # doubles back
+        ([(0, 0), (5, 0), (4, 0)], False),  # overshoots and comes back
+        ([(0, 0), (-1, 0), (4, 0)], False),  # starts backwards
+    ],
+)
+def test_straight_line(pts: list[tuple[int, int]], straight: bool) -> None:
+    assert is_straight([c(x, y) for x, y in pts]) is straight
+
+
+def test_foundry_top_left_to_cell() -> None:
+    # 100 px cells: a 1x1 token at (200, 300) has its centre (250, 350) in cell (2, 3).
+    assert foundry_cell(200, 300, 100) == c(2, 3)
+    # A 2x2 token at the same corner is centred on (300, 400): cell (3, 4).
+    assert foundry_cell(200, 300, 100, width=2, height=2) == c(3, 4)
+    # Off-grid positions round by the centre.
+    assert foundry_cell(249, 0, 100) == c(2, 0) and foundry_cell(251, 0, 100) == c(3, 0)
+    assert foundry_cell(0, 0, 50) == c(0, 0)
+
+
+def test_foundry_cell_round_trip() -> None:
+    for w in (1, 2, 3):
+        x, y = foundry_xy(c(4, 7), 140, width=w, height=w)
+        assert foundry_cell(x, y, 140, width=w, height=w) == c(4, 7)
+
+
+def test_roll20_centre_to_cell_with_snapping_increment() -> None:
+    assert ROLL20_UNIT_PX == 70
+    assert roll20_cell(105, 35) == c(1, 0)
+    assert roll20_cell(105, 35, snapping_increment=0.5) == c(3, 1)  # 35 px cells
+    assert roll20_cell(105, 35, snapping_increment=2) == c(0, 0)  # 140 px cells
+    assert roll20_cell(105, 35, snapping_increment=0) == c(1, 0)  # 0 means unset
+    assert roll20_cell(*roll20_xy(c(5, 2), 0.5), snapping_increment=0.5) == c(5, 2)
+
+
+def test_roll20_grid_scale() -> None:
+    grid = roll20_grid(5, snapping_increment=0.5)
+    assert grid.distance == 2.5
+    assert roll20_grid(1.5, units="m").distance_between(c(0, 0), c(2, 0)) == 3.0
+
+
+@pytest.mark.parametrize("metric", list(DiagonalMetric))
+def test_touching_cells_are_adjacent_under_every_metric(metric: DiagonalMetric) -> None:
+    grid = Grid(metric=metric)
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            assert grid.adjacent(c(5, 5), c(5 + dx, 5 + dy))  # the same cell is 0 ft
+    assert not grid.adjacent(c(0, 0), c(2, 0))
+    assert not grid.adjacent(c(0, 0), c(2, 1))
+
+
+def test_adjacency_on_other_grid_scales() -> None:
+    fine = Grid(distance=2.5)  # within 5 ft is two cells
+    assert fine.adjacent(c(0, 0), c(2, 0)) and not fine.adjacent(c(0, 0), c(3, 0))
+    coarse = Grid(distance=10)  # a neighbour is 10 ft away, but still next to you
+    assert coarse.adjacent(c(0, 0), c(1, 1)) and not coarse.adjacent(c(0, 0), c(2, 0))
