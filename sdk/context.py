@@ -1,0 +1,378 @@
+"""The context every callback receives: read the world, roll, ask, post, move, call the rules.
+
+A context is cheap and made per call. Everything it does happens inside the world's consumer,
+so a callback never sees another event's half-applied changes. ``ask``, ``wait_for`` and
+``sleep`` are coroutines: only an ``async def`` callback can await them, and while it waits the
+world goes on processing other events (the callback resumes inside the processing of the event
+that answers it).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from rules.characters import Character
+from rules.dice import Roll
+from rules.encounter import Encounter
+from rules.geometry import Cell
+from rules.options import Options
+from rules.outcome import Outcome, RuleError
+from sdk.effects import BaseEffect, PostChat, UpdateToken
+from sdk.errors import UsageError
+from sdk.events import BaseEvent, ChatCommand, ConditionSignalled
+from sdk.regions import Region
+from sdk.triggers import SPEC_ADAPTER
+from sdk.world import Prompt, Token, Watch, World, WorldSettings, check_stats
+
+if TYPE_CHECKING:
+    from sdk.runtime import WorldRuntime
+    from sdk.script import Script
+
+
+class Context:
+    """What a callback can do. ``event`` is the event being handled; ``cell``/``region_name``
+    say where a position trigger fired; ``trigger`` is the run-time :class:`Watch` that fired
+    (in a ``watch_handler``), else None."""
+
+    def __init__(
+        self,
+        runtime: WorldRuntime,
+        script: Script | None,
+        event: BaseEvent | None = None,
+        *,
+        cell: Cell | None = None,
+        region: str | None = None,
+        watch: Watch | None = None,
+    ) -> None:
+        self._rt = runtime
+        self.script = script
+        self.event = event
+        self.cell = cell
+        self.region_name = region
+        self.trigger = watch
+
+    # -- reading -------------------------------------------------------------------------------
+    @property
+    def world(self) -> World:
+        return self._rt.world
+
+    @property
+    def world_id(self) -> str:
+        return self._rt.world_id
+
+    @property
+    def encounter(self) -> Encounter:
+        return self._rt.world.encounter
+
+    @property
+    def options(self) -> Options:
+        return self._rt.world.encounter.options
+
+    @property
+    def settings(self) -> WorldSettings:
+        return self._rt.world.settings
+
+    @property
+    def roller(self) -> Any:
+        return self._rt.roller
+
+    @property
+    def tokens(self) -> Mapping[str, Token]:
+        return self._rt.world.tokens
+
+    @property
+    def store(self) -> dict[str, Any]:
+        """This script's JSON-able data; it survives reloads, snapshots and restarts."""
+        name = self.script.name if self.script else "_"
+        return self._rt.world.store.setdefault(name, {})
+
+    def token(self, ref: str) -> Token:
+        """A token by id or unique name. Raises :class:`UsageError` (a command's player sees the
+        message) when there is none."""
+        try:
+            return self._rt.world.token(ref)
+        except KeyError as e:
+            raise UsageError(str(e.args[0]).capitalize() + ".") from None
+
+    def name(self, token: str) -> str:
+        tok = self._rt.world.tokens.get(token)
+        return tok.display if tok else self.encounter.name(token)
+
+    def cell_of(self, token: str) -> Cell:
+        return self.token(token).cell
+
+    def character(self, token: str) -> Character:
+        """The rules' character for a token (its stats and rule state)."""
+        return self.encounter.character(self.token(token).id)
+
+    stats = character
+
+    def distance(self, a: str | Cell, b: str | Cell) -> float:
+        """Distance in feet (grid units) between tokens and/or cells."""
+        ca = a if isinstance(a, Cell) else self.token(a).cell
+        cb = b if isinstance(b, Cell) else self.token(b).cell
+        return self.world.grid.distance_between(ca, cb)
+
+    def region(self, name: str) -> Region:
+        try:
+            return self.world.regions[name]
+        except KeyError:
+            raise UsageError(f"No region {name!r}.") from None
+
+    def in_region(self, token: str, region: str) -> bool:
+        return self.token(token).cell in self.region(region)
+
+    def regions_at(self, where: str | Cell) -> list[str]:
+        cell = where if isinstance(where, Cell) else self.token(where).cell
+        return self.world.regions_at(cell)
+
+    def player_for(self, token: str | None) -> str:
+        """Who answers for a token: its owning player's id, or ``"gm"``."""
+        return self.world.player_for(token)
+
+    def prompts(self) -> list[Prompt]:
+        return list(self.world.prompts.values())
+
+    # -- chat ----------------------------------------------------------------------------------
+    def emit(self, effect: BaseEffect) -> None:
+        """Send any effect to the VTT."""
+        self._rt._emit(effect)
+
+    def say(self, text: str, *, whisper_to: str | None = None, speaker: str | None = None) -> None:
+        """Post to chat: public, or whispered to ``"gm"`` or a player id."""
+        self._rt._emit(PostChat(text=text, whisper_to=whisper_to, speaker=speaker))
+
+    def tell_gm(self, text: str) -> None:
+        self.say(text, whisper_to="gm")
+
+    def whisper(self, player: str, text: str) -> None:
+        self.say(text, whisper_to=player)
+
+    def reply(self, text: str) -> None:
+        """Whisper to whoever gave the command being handled (the GM otherwise)."""
+        ev = self.event
+        player = ev.player if isinstance(ev, ChatCommand) and ev.player else "gm"
+        self.say(text, whisper_to=player)
+
+    # -- dice ----------------------------------------------------------------------------------
+    def roll(self, expression: str | int, reason: str = "", *, show: bool = True) -> Roll:
+        """Roll dice with the world's roller; shown in chat unless ``show=False``."""
+        r = self._rt.roller.roll(expression, reason=reason)
+        if show:
+            self.say(f"{reason + ': ' if reason else ''}{r.text}")
+        return r
+
+    # -- tokens and stats ----------------------------------------------------------------------
+    def move(
+        self,
+        token: str,
+        cell: Cell | tuple[int, int],
+        *,
+        path: Iterable[Cell] = (),
+        animate: bool = True,
+        fire_triggers: bool = True,
+    ) -> None:
+        """Move a token in the world and the VTT. Its move fires position triggers and
+        listeners (as a ``TokenMoved`` with ``source="script"``) unless ``fire_triggers`` is
+        false -- a correction such as a reverted move should not spring an ambush."""
+        tok = self.token(token)
+        to = cell if isinstance(cell, Cell) else Cell(x=cell[0], y=cell[1])
+        self._rt._move(tok.id, to, list(path), animate=animate, fire=fire_triggers, source="script")
+
+    def update_token(self, token: str, **fields: Any) -> None:
+        """Change a token's other fields (``name``, ``hidden``, ``disposition``...)."""
+        tok = self.token(token)
+        for key, value in fields.items():
+            if key not in ("name", "hidden", "disposition", "owners"):
+                raise ValueError(f"update_token cannot set {key!r}")
+            setattr(tok, key, value)
+        if "name" in fields:
+            self.world.refresh_character(tok.id)
+        self._rt._emit(UpdateToken(token=tok.id, fields=fields))
+
+    def set_stats(self, token: str, **stats: Any) -> Character:
+        """Set rule stats on a token's character (kept over its actor's stats)."""
+        tok = self.token(token)
+        try:
+            check_stats(stats, "stats")
+        except Exception as e:
+            raise UsageError(getattr(e, "message", str(e))) from None
+        tok.stats.update(stats)
+        self.world.refresh_character(tok.id)
+        return self.encounter.characters[tok.id]
+
+    def define_region(self, name: str, cells: Iterable[Cell | tuple[int, int]]) -> Region:
+        reg = Region(
+            name=name,
+            cells=[c if isinstance(c, Cell) else Cell(x=c[0], y=c[1]) for c in cells],
+            source=f"script:{self.script.name}" if self.script else "script",
+        )
+        self._rt._set_region(reg)
+        return reg
+
+    # -- rules ---------------------------------------------------------------------------------
+    def rule(self, fn: Callable[..., Outcome], *args: Any, **kw: Any) -> Outcome:
+        """Call a rule function with this world's encounter (first argument) and roller (when
+        it takes one), then apply its outcome: chat, initiative and turn effects, token moves,
+        prompts for its choices. A :class:`RuleError` propagates with nothing changed."""
+        if "roller" in _params(fn) and "roller" not in kw:
+            kw["roller"] = self._rt.roller
+        enc = self.encounter
+        before = enc.model_copy(deep=True)
+        try:
+            out = fn(enc, *args, **kw)
+        except BaseException:
+            # Rules raise before changing anything, but a dice error (a scripted roller run
+            # dry, a bad expression) can strike half-way: put the encounter back as it was.
+            for name in type(enc).model_fields:
+                setattr(enc, name, getattr(before, name))
+            raise
+        if isinstance(out, tuple):  # rules that return (value, Outcome)
+            for part in out:
+                if isinstance(part, Outcome):
+                    self.apply(part)
+            return out  # type: ignore[return-value]
+        if isinstance(out, Outcome):
+            self.apply(out)
+        return out
+
+    def apply(self, outcome: Outcome, *, announce: bool = True) -> Outcome:
+        """Turn a rule outcome into effects, events and prompts (see :meth:`rule`)."""
+        self._rt._apply(outcome, announce=announce, script=self.script)
+        return outcome
+
+    def signal(self, condition: str, token: str | None = None, **data: Any) -> None:
+        """Say a named condition happened: Ready actions waiting on it fire."""
+        self._rt._derive(
+            ConditionSignalled(condition=condition, token=token, data=data, source="script")
+        )
+
+    # -- run-time triggers ---------------------------------------------------------------------
+    def watch(
+        self, key: str, spec: Any, handler: str, data: Mapping[str, Any] | None = None
+    ) -> Watch:
+        """Create (or replace) a trigger kept in world state: ``spec`` is a trigger spec from
+        :mod:`sdk.triggers` (or its dict), ``handler`` the name of this script's
+        ``@script.watch_handler``."""
+        if self.script is None:
+            raise RuntimeError("watch() needs a script")
+        spec = SPEC_ADAPTER.validate_python(spec) if isinstance(spec, Mapping) else spec
+        return self._rt._add_watch(key, spec, self.script.name, handler, dict(data or {}))
+
+    def unwatch(self, key: str) -> None:
+        self._rt._remove_watch(key)
+
+    # -- waiting -------------------------------------------------------------------------------
+    async def ask(
+        self,
+        who: str,
+        question: str,
+        options: Iterable[str],
+        default: str | None = None,
+        *,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
+        """Ask a player (a player id, ``"gm"``, or a token whose owner answers) to pick one of
+        ``options``; returns the option. After ``timeout`` seconds (the world's
+        ``prompt_timeout`` by default) the ``default`` (first option by default) applies."""
+        opts = [str(o) for o in options]
+        if not opts:
+            raise ValueError("ask() needs at least one option")
+        if who in self.world.tokens:
+            token, who = who, self.world.player_for(who)
+        prompt = self._rt._open_prompt(
+            kind="ask",
+            player=who,
+            token=token,
+            question=question,
+            options=opts,
+            default=default if default is not None else opts[0],
+            timeout=timeout,
+            script=self.script.name if self.script else None,
+        )
+        return await self._rt._wait_prompt(prompt.id)
+
+    async def wait_for(
+        self,
+        *event_types: type[BaseEvent],
+        check: Callable[[Any], bool] | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """Wait for the next event of these types (any event by default) for which
+        ``check(event)`` is true; raises :class:`TimeoutError` after ``timeout`` seconds."""
+        return await self._rt._wait_event(event_types or (BaseEvent,), check, timeout, self.script)
+
+    async def sleep(self, seconds: float) -> None:
+        """Pause this callback; the world keeps processing events meanwhile."""
+        try:
+            await self._rt._wait_event((), None, seconds, self.script)
+        except TimeoutError:
+            return
+
+    # -- prompts, options, events ------------------------------------------------------------
+    def answer(
+        self, prompt: str, option: str, *, player: str | None = None, role: str = "gm"
+    ) -> str:
+        """Answer a pending prompt (as the GM by default); returns the option chosen. Raises
+        :class:`UsageError` for an unknown prompt, a bad option or the wrong player."""
+        return self._rt._answer(prompt, option, player=player, role=role)
+
+    def close_prompt(self, prompt: str, reason: str = "") -> None:
+        """Withdraw a pending prompt (its question no longer matters)."""
+        self._rt._close_prompt(prompt, reason)
+
+    def emit_event(self, event: BaseEvent) -> None:
+        """Dispatch an event to listeners and triggers after the current callback (no state
+        ingest: change state through the context first). ``source`` becomes ``"script"``."""
+        if event.source == "vtt":
+            event = event.model_copy(update={"source": "script"})
+        self._rt._derive(event)
+
+    def condition_names(self) -> list[str]:
+        """Names of the conditions scripts registered (usable as Ready triggers)."""
+        return list(self._rt._conditions)
+
+    def commands(self) -> dict[str, Any]:
+        """Every chat command loaded in this world, by name (aliases included)."""
+        return self._rt.commands()
+
+    def set_option(self, name: str, value: Any) -> None:
+        """Change a rules ⚙ option (:class:`rules.options.Options`) or a runtime setting
+        (:class:`sdk.world.WorldSettings`), validated. Raises :class:`UsageError`."""
+        from pydantic import ValidationError
+
+        name = name.lower().replace("-", "_")
+        for cls, current in ((Options, self.options), (WorldSettings, self.settings)):
+            if name not in cls.model_fields:
+                continue
+            try:
+                new = cls.model_validate({**current.model_dump(), name: value})
+            except ValidationError as e:
+                raise UsageError(f"{name}: {e.errors()[0]['msg']}.") from None
+            if isinstance(new, Options):
+                self.encounter.options = new
+                if self.encounter.grid.metric != new.diagonal_metric:
+                    self.encounter.grid.metric = new.diagonal_metric
+                    self._rt.index.grid_changed()
+            else:
+                self.world.settings = new
+            return
+        raise UsageError(f"No option {name!r}. Type !set to list them.")
+
+    def __repr__(self) -> str:
+        return f"Context(world={self.world_id!r}, script={getattr(self.script, 'name', None)!r})"
+
+
+@functools.cache
+def _params(fn: Callable[..., Any]) -> frozenset[str]:
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+__all__ = ["Context", "RuleError"]

@@ -1,0 +1,100 @@
+"""Effects: what the runtime asks the VTT to do, in VTT-neutral terms.
+
+An adapter translates each effect into its VTT's native command (Foundry ``ChatMessage.create``,
+``Token.update``, ``Combatant.update``, ``Combat.update``; Roll20 ``sendChat``, ``set``,
+``Campaign.set``). Effects are frozen pydantic models discriminated by ``type``; :data:`Effect`
+is their union and :data:`EFFECT_ADAPTER` validates or dumps them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from rules.geometry import Cell
+
+
+class BaseEffect(BaseModel):
+    """Common base of every effect."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PostChat(BaseEffect):
+    """Post ``text`` to chat: publicly (``whisper_to=None``), to the GMs (``"gm"``) or to one
+    player (their player id). ``speaker`` is a token id or an alias; None means the bridge."""
+
+    type: Literal["post_chat"] = "post_chat"
+    text: str
+    whisper_to: str | None = None
+    speaker: str | None = None
+
+
+class UpdateToken(BaseEffect):
+    """Change a token: move it to ``cell`` and/or set other ``fields`` (``name``, ``hidden``...,
+    named as in :class:`sdk.events.TokenData`). ``animate=False`` for corrections (reverts)."""
+
+    type: Literal["update_token"] = "update_token"
+    token: str
+    cell: Cell | None = None
+    fields: dict[str, Any] = Field(default_factory=dict)
+    animate: bool = True
+
+
+class SetInitiative(BaseEffect):
+    """Set a token's Initiative Count in the VTT's combat tracker, adding it to the combat if it
+    is not in it yet."""
+
+    type: Literal["set_initiative"] = "set_initiative"
+    token: str
+    ic: int
+
+
+class AdvanceTurn(BaseEffect):
+    """Make ``token``'s turn in ``round`` the current one. ``round=0, token=None`` means the
+    combat ended (the VTT ends its combat)."""
+
+    type: Literal["advance_turn"] = "advance_turn"
+    round: int
+    token: str | None = None
+    ic: int | None = None
+
+
+class AskPlayer(BaseEffect):
+    """Ask a player (``player`` id, or ``"gm"``) a question about ``token``. The answer comes back
+    as ``!answer <prompt> <option>`` in chat or a ``PromptAnswered`` event; after ``timeout``
+    seconds the runtime answers ``default``. ``text`` is a ready-made chat line an adapter may
+    whisper as is when its VTT has no dialog."""
+
+    type: Literal["ask_player"] = "ask_player"
+    prompt: str
+    player: str
+    token: str | None = None
+    question: str
+    options: list[str]
+    default: str
+    timeout: float | None = None
+    text: str = ""
+
+
+Effect = Annotated[
+    PostChat | UpdateToken | SetInitiative | AdvanceTurn | AskPlayer,
+    Field(discriminator="type"),
+]
+"""Any effect, discriminated by ``type``."""
+
+EFFECT_ADAPTER: TypeAdapter[Effect] = TypeAdapter(Effect)
+EFFECTS_ADAPTER: TypeAdapter[list[Effect]] = TypeAdapter(list[Effect])
+
+__all__ = [
+    "EFFECTS_ADAPTER",
+    "EFFECT_ADAPTER",
+    "AdvanceTurn",
+    "AskPlayer",
+    "BaseEffect",
+    "Effect",
+    "PostChat",
+    "SetInitiative",
+    "UpdateToken",
+]

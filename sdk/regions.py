@@ -1,0 +1,112 @@
+"""Named regions: sets of grid cells a script or the VTT names ("corner", "vault door").
+
+Shapes are plain functions returning cell lists, so a script writes
+``script.region("corner", rect(10, 4, 12, 6))`` or combines shapes with ``+``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+
+from pydantic import BaseModel, Field, PrivateAttr
+
+from rules.geometry import Cell, Grid
+
+XY = tuple[int, int]
+
+
+class Region(BaseModel):
+    """A named set of cells. ``source`` says who defined it (``vtt`` or ``script:<name>``)."""
+
+    name: str
+    cells: list[Cell] = Field(default_factory=list)
+    scene: str | None = None
+    source: str = "script"
+    _xy: frozenset[XY] | None = PrivateAttr(default=None)
+
+    @property
+    def xy(self) -> frozenset[XY]:
+        """The cells as ``(x, y)`` tuples (cached; the index and membership tests use these)."""
+        if self._xy is None:
+            self._xy = frozenset((c.x, c.y) for c in self.cells)
+        return self._xy
+
+    def __contains__(self, cell: object) -> bool:
+        if isinstance(cell, Cell):
+            return (cell.x, cell.y) in self.xy
+        return cell in self.xy
+
+
+def _c(x: int, y: int) -> Cell:
+    return Cell(x=x, y=y)
+
+
+def rect(x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
+    """Every cell of the rectangle with corners (x0, y0) and (x1, y1), inclusive."""
+    xa, xb = sorted((x0, x1))
+    ya, yb = sorted((y0, y1))
+    return [_c(x, y) for y in range(ya, yb + 1) for x in range(xa, xb + 1)]
+
+
+def cells(*points: tuple[int, int] | Cell) -> list[Cell]:
+    """Cells from ``(x, y)`` pairs."""
+    return [p if isinstance(p, Cell) else _c(*p) for p in points]
+
+
+def within(center: Cell | tuple[int, int], distance: float, grid: Grid | None = None) -> list[Cell]:
+    """Cells whose distance from ``center`` (under ``grid``'s metric) is at most ``distance``
+    feet (grid units), the centre included."""
+    grid = grid or Grid()
+    center = center if isinstance(center, Cell) else _c(*center)
+    r = max(0, math.ceil(distance / grid.distance)) if grid.distance > 0 else 0
+    out = []
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            c = _c(center.x + dx, center.y + dy)
+            if grid.distance_between(center, c) <= distance + 1e-9:
+                out.append(c)
+    return out
+
+
+def line(a: Cell | tuple[int, int], b: Cell | tuple[int, int]) -> list[Cell]:
+    """The cells a straight line from ``a`` to ``b`` passes through, in order, ends included."""
+    a = a if isinstance(a, Cell) else _c(*a)
+    b = b if isinstance(b, Cell) else _c(*b)
+    return [_c(x, y) for x, y in line_xy((a.x, a.y), (b.x, b.y))]
+
+
+def line_xy(a: XY, b: XY) -> Iterator[XY]:
+    """Bresenham's line: one cell per step along the longer axis, so a diagonal move visits
+    the diagonal cells (as a token moving diagonally does) rather than both orthogonal ones."""
+    (x0, y0), (x1, y1) = a, b
+    dx, dy = abs(x1 - x0), -abs(y1 - y0)
+    sx, sy = (1 if x1 > x0 else -1), (1 if y1 > y0 else -1)
+    err = dx + dy
+    while True:
+        yield x0, y0
+        if x0 == x1 and y0 == y1:
+            return
+        e2 = 2 * err
+        if e2 >= dy:
+            err += dy
+            x0 += sx
+        if e2 <= dx:
+            err += dx
+            y0 += sy
+
+
+def path_xy(waypoints: Iterable[Cell]) -> list[XY]:
+    """Every cell visited along waypoints (legs rasterised), without repeating a joint."""
+    out: list[XY] = []
+    prev: XY | None = None
+    for c in waypoints:
+        cur = (c.x, c.y)
+        if prev is None:
+            out.append(cur)
+        else:
+            leg = line_xy(prev, cur)
+            next(leg)  # the joint is already in ``out``
+            out.extend(leg)
+        prev = cur
+    return out

@@ -1,0 +1,258 @@
+"""A test harness for scripts: a world in memory, scripted dice, a hand-driven clock, and
+helpers to feed events and assert on the effects -- no VTT, no network::
+
+    from sdk.testing import WorldHarness
+
+    async def test_ambush():
+        async with WorldHarness("examples/corner_ambush.py", dice=[15]) as w:
+            await w.token("kevin", "Kevin", (2, 2), owner="p-kevin", reflex=4)
+            await w.token("bob", "Bob", (9, 9))
+            effects = await w.move("bob", (5, 2))
+            assert w.said("rounds the corner", effects)
+
+``dice`` are the faces the dice show, in order (a :class:`rules.dice.ScriptedRoller`); push
+more with ``w.dice(...)``. ``await w.advance(60)`` moves the clock on, firing prompt and
+``wait_for`` timeouts, and returns the effects they produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rules.dice import Roller, ScriptedRoller
+from rules.geometry import Cell, Grid
+from rules.options import Options
+from sdk.clock import ManualClock
+from sdk.effects import (
+    AdvanceTurn,
+    AskPlayer,
+    BaseEffect,
+    Effect,
+    PostChat,
+    SetInitiative,
+    UpdateToken,
+)
+from sdk.events import (
+    BaseEvent,
+    ChatMessage,
+    Player,
+    SceneData,
+    SceneSnapshot,
+    TokenCreated,
+    TokenData,
+    TokenMoved,
+)
+from sdk.runtime import WorldRuntime
+from sdk.world import Prompt, WorldSettings
+
+CellLike = Cell | tuple[int, int]
+
+
+def cell(c: CellLike) -> Cell:
+    return c if isinstance(c, Cell) else Cell(x=c[0], y=c[1])
+
+
+class WorldHarness:
+    """One world in memory. Every effect is kept in ``effects`` (in order); ``journal`` holds
+    each processed ``(event, effects)`` pair like the bridge's log."""
+
+    def __init__(
+        self,
+        *scripts: Any,
+        system: str = "spycraft",
+        dice: Iterable[int] | None = None,
+        roller: Roller | None = None,
+        options: Options | dict[str, Any] | None = None,
+        settings: WorldSettings | dict[str, Any] | None = None,
+        builtins: bool = True,
+        world_id: str = "test-world",
+        gm: str = "gm",
+    ) -> None:
+        if isinstance(options, dict):
+            options = Options(**{"system": system, **options})
+        self.options = options or Options(system=system)  # type: ignore[arg-type]
+        if isinstance(settings, dict):
+            settings = WorldSettings(**settings)
+        self.clock = ManualClock()
+        self.roller = roller if roller is not None else ScriptedRoller(dice or [])
+        self.gm = gm
+        self.runtime = WorldRuntime(
+            world_id,
+            roller=self.roller,
+            options=self.options,
+            settings=settings,
+            scripts=scripts,
+            builtins=builtins,
+            clock=self.clock,
+            reload_interval=None,
+        )
+        self.effects: list[Effect] = []
+        self.journal: list[tuple[BaseEvent, list[Effect]]] = []
+        self.background: list[Effect] = []
+        """Effects no submit produced (timeouts, reloads), in order."""
+        self.runtime.add_journal(self._record)
+        self.runtime.on_effects(self.background.extend)
+
+    def _record(self, event: Any, effects: list[Effect]) -> None:
+        self.journal.append((event, list(effects)))
+        self.effects.extend(effects)
+
+    async def __aenter__(self) -> WorldHarness:
+        await self.runtime.start()
+        await self.runtime.idle()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.runtime.stop()
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def world(self) -> Any:
+        return self.runtime.world
+
+    @property
+    def encounter(self) -> Any:
+        return self.runtime.world.encounter
+
+    def dice(self, *faces: int) -> None:
+        """Queue more die faces (needs the default ScriptedRoller)."""
+        if not isinstance(self.roller, ScriptedRoller):
+            raise TypeError("dice() needs a ScriptedRoller")
+        self.roller.push(*faces)
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        return list(self.runtime.world.prompts.values())
+
+    def prompt(self, kind: str | None = None) -> Prompt:
+        """The one pending prompt (of ``kind``); fails when there is none or several."""
+        found = [p for p in self.prompts if kind is None or p.kind == kind]
+        assert len(found) == 1, f"expected one pending prompt of kind {kind}, got {found}"
+        return found[0]
+
+    # -- feeding events ------------------------------------------------------------------------
+    async def send(self, event: BaseEvent | dict[str, Any]) -> list[Effect]:
+        return await self.runtime.submit(event)
+
+    async def scene(
+        self, grid: Grid | None = None, players: Sequence[Player] = (), scene: str = "scene"
+    ) -> list[Effect]:
+        """Send an empty scene snapshot (sets the grid and the players)."""
+        return await self.send(
+            SceneSnapshot(scene=SceneData(id=scene, grid=grid or Grid()), players=list(players))
+        )
+
+    async def token(
+        self,
+        id: str,
+        name: str = "",
+        at: CellLike = (0, 0),
+        *,
+        owner: str | None = None,
+        actor: str | None = None,
+        disposition: int = 0,
+        hidden: bool = False,
+        **stats: Any,
+    ) -> list[Effect]:
+        """Create a token; keyword arguments are its rule stats."""
+        data = TokenData(
+            id=id,
+            name=name or id,
+            cell=cell(at),
+            actor=actor,
+            owners=[owner] if owner else [],
+            disposition=disposition,
+            hidden=hidden,
+            stats=stats,
+        )
+        return await self.send(TokenCreated(token=data))
+
+    async def move(self, token: str, *cells: CellLike, player: str | None = None) -> list[Effect]:
+        """Move a token through ``cells`` (the last is the destination)."""
+        path = [cell(c) for c in cells]
+        start = self.runtime.world.tokens[token].cell
+        return await self.send(
+            TokenMoved(
+                token=token, from_cell=start, to_cell=path[-1], path=[start, *path], player=player
+            )
+        )
+
+    async def chat(
+        self,
+        text: str,
+        *,
+        token: str | None = None,
+        player: str | None = None,
+        role: str = "player",
+    ) -> list[Effect]:
+        """Type a chat line as a player (speaking as ``token``)."""
+        if player is None and token is not None:
+            tok = self.runtime.world.tokens.get(token)
+            player = tok.owners[0] if tok and tok.owners else None
+        return await self.send(ChatMessage(text=text, token=token, player=player, role=role))  # type: ignore[arg-type]
+
+    async def gm_says(self, text: str, *, token: str | None = None) -> list[Effect]:
+        return await self.chat(text, token=token, player=self.gm, role="gm")
+
+    async def answer(self, option: str, prompt: str | None = None) -> list[Effect]:
+        """Answer a prompt through chat as the player it is for (the only pending one if
+        ``prompt`` is None)."""
+        p = self.runtime.world.prompts[prompt] if prompt else self.prompt()
+        player = None if p.player == "gm" else p.player
+        role = "gm" if p.player == "gm" else "player"
+        return await self.chat(f"!answer {p.id} {option}", player=player or self.gm, role=role)
+
+    async def advance(self, seconds: float) -> list[Effect]:
+        """Move the clock on; returns the effects of the timeouts that fired."""
+        start = len(self.background)
+        self.clock.advance(seconds)
+        await self.runtime.idle()
+        return self.background[start:]
+
+    # -- asserting -----------------------------------------------------------------------------
+    def chat_lines(
+        self, effects: Iterable[BaseEffect] | None = None, *, whisper_to: str | bool | None = False
+    ) -> list[str]:
+        """Texts of PostChat effects (all, or only those whispered to ``whisper_to``;
+        ``None`` selects public ones)."""
+        effs = self.effects if effects is None else effects
+        return [
+            e.text
+            for e in effs
+            if isinstance(e, PostChat) and (whisper_to is False or e.whisper_to == whisper_to)
+        ]
+
+    def said(
+        self,
+        fragment: str,
+        effects: Iterable[BaseEffect] | None = None,
+        *,
+        whisper_to: str | bool | None = False,
+    ) -> bool:
+        """Whether any chat text (case-insensitive) contains ``fragment``."""
+        frag = fragment.lower()
+        return any(frag in t.lower() for t in self.chat_lines(effects, whisper_to=whisper_to))
+
+    @staticmethod
+    def of(kind: type[BaseEffect], effects: Iterable[BaseEffect]) -> list[Any]:
+        return [e for e in effects if isinstance(e, kind)]
+
+    @staticmethod
+    def asks(effects: Iterable[BaseEffect]) -> list[AskPlayer]:
+        return [e for e in effects if isinstance(e, AskPlayer)]
+
+    @staticmethod
+    def moves(effects: Iterable[BaseEffect]) -> list[UpdateToken]:
+        return [e for e in effects if isinstance(e, UpdateToken) and e.cell is not None]
+
+    @staticmethod
+    def initiative(effects: Iterable[BaseEffect]) -> dict[str, int]:
+        return {e.token: e.ic for e in effects if isinstance(e, SetInitiative)}
+
+    @staticmethod
+    def turns(effects: Iterable[BaseEffect]) -> list[tuple[int, str | None]]:
+        return [(e.round, e.token) for e in effects if isinstance(e, AdvanceTurn)]
+
+
+__all__ = ["WorldHarness", "cell"]

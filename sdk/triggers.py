@@ -1,0 +1,251 @@
+"""Triggers and the index that finds the ones an event can fire without scanning them all.
+
+A trigger is a spec (what fires it) plus who handles it. Specs are data, so a trigger created at
+run time (a Ready's condition) is kept in world state and re-indexed after a restore:
+
+- :class:`EnterSpec`: a token enters a region or a set of cells;
+- :class:`WithinSpec`: a token comes within a distance of an anchor token (the readied
+  character) -- a region that moves with the anchor;
+- :class:`ActionSpec`: a token declares an action (``ActionDeclared``) or types the chat command
+  of that name, at its attempt or its completion;
+- :class:`ConditionSpec`: a named condition a script registers holds for an event, or a script
+  signals it.
+
+:class:`TriggerIndex` keeps position triggers in a cell -> triggers map, so a move costs one
+lookup per cell of its path, whatever the number of triggers; action and condition triggers are
+keyed by name. :class:`ScanIndex` has the same interface and scans every trigger: the baseline
+of ``bench/bench_triggers.py`` and the oracle of the index's property tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from rules.geometry import Cell
+
+XY = tuple[int, int]
+_EMPTY: frozenset[int] = frozenset()
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    token: str | None = None
+    """Only this token fires it."""
+    exclude: str | None = None
+    """This token never fires it (the readied character himself)."""
+
+    def accepts(self, token: str | None) -> bool:
+        if self.token is not None and token != self.token:
+            return False
+        return not (self.exclude is not None and token == self.exclude)
+
+
+class EnterSpec(_Spec):
+    kind: Literal["enter"] = "enter"
+    region: str | None = None
+    cells: list[Cell] | None = None
+
+
+class WithinSpec(_Spec):
+    kind: Literal["within"] = "within"
+    anchor: str
+    distance: float
+
+
+class ActionSpec(_Spec):
+    kind: Literal["action"] = "action"
+    action: str
+    phase: Literal["attempt", "completion"] | None = None
+    """None matches either phase."""
+
+
+class ConditionSpec(_Spec):
+    kind: Literal["condition"] = "condition"
+    name: str
+
+
+Spec = Annotated[EnterSpec | WithinSpec | ActionSpec | ConditionSpec, Field(discriminator="kind")]
+SPEC_ADAPTER: TypeAdapter[Spec] = TypeAdapter(Spec)
+POSITION_KINDS = ("enter", "within")
+
+
+@dataclass(eq=False)
+class Trigger:
+    """An indexed trigger. ``handler`` is the script callback (a static decorator) or None
+    when ``watch`` names a :class:`sdk.world.Watch` whose handler the runtime looks up."""
+
+    id: int
+    spec: Any
+    owner: str
+    handler: Any = None
+    watch: str | None = None
+    cells: frozenset[XY] = field(default=frozenset())
+
+
+CellResolver = Callable[[Any], frozenset[XY]]
+
+
+class TriggerIndex:
+    """Triggers indexed by cell (position triggers), anchor token, region, action and
+    condition name. ``resolve(spec)`` turns a position spec into its cells (the runtime knows
+    regions and the grid)."""
+
+    def __init__(self, resolve: CellResolver) -> None:
+        self.resolve = resolve
+        self.triggers: dict[int, Trigger] = {}
+        self._ids = itertools.count(1)
+        self._cells: dict[XY, set[int]] = defaultdict(set)
+        self._anchors: dict[str, set[int]] = defaultdict(set)
+        self._regions: dict[str, set[int]] = defaultdict(set)
+        self._actions: dict[str, set[int]] = defaultdict(set)
+        self._conditions: dict[str, set[int]] = defaultdict(set)
+
+    def __len__(self) -> int:
+        return len(self.triggers)
+
+    # -- registration ------------------------------------------------------------------------
+    def add(
+        self, spec: Any, owner: str, *, handler: Any = None, watch: str | None = None
+    ) -> Trigger:
+        trig = Trigger(next(self._ids), spec, owner, handler, watch)
+        self.triggers[trig.id] = trig
+        kind = spec.kind
+        if kind in POSITION_KINDS:
+            if kind == "within":
+                self._anchors[spec.anchor].add(trig.id)
+            elif spec.region is not None:
+                self._regions[spec.region].add(trig.id)
+            self._place(trig)
+        elif kind == "action":
+            self._actions[spec.action.lower()].add(trig.id)
+        elif kind == "condition":
+            self._conditions[spec.name].add(trig.id)
+        return trig
+
+    def remove(self, tid: int) -> None:
+        trig = self.triggers.pop(tid, None)
+        if trig is None:
+            return
+        spec = trig.spec
+        if spec.kind in POSITION_KINDS:
+            self._unplace(trig)
+            if spec.kind == "within":
+                self._discard(self._anchors, spec.anchor, tid)
+            elif spec.region is not None:
+                self._discard(self._regions, spec.region, tid)
+        elif spec.kind == "action":
+            self._discard(self._actions, spec.action.lower(), tid)
+        elif spec.kind == "condition":
+            self._discard(self._conditions, spec.name, tid)
+
+    def remove_owner(self, owner: str) -> None:
+        for tid in [t.id for t in self.triggers.values() if t.owner == owner]:
+            self.remove(tid)
+
+    def clear(self) -> None:
+        for tid in list(self.triggers):
+            self.remove(tid)
+
+    @staticmethod
+    def _discard(index: dict[str, set[int]], key: str, tid: int) -> None:
+        bucket = index.get(key)
+        if bucket is not None:
+            bucket.discard(tid)
+            if not bucket:
+                del index[key]
+
+    def _place(self, trig: Trigger) -> None:
+        trig.cells = self.resolve(trig.spec)
+        for xy in trig.cells:
+            self._cells[xy].add(trig.id)
+
+    def _unplace(self, trig: Trigger) -> None:
+        for xy in trig.cells:
+            bucket = self._cells.get(xy)
+            if bucket is not None:
+                bucket.discard(trig.id)
+                if not bucket:
+                    del self._cells[xy]
+        trig.cells = frozenset()
+
+    # -- keeping cells current ---------------------------------------------------------------
+    def anchor_moved(self, token: str) -> None:
+        """Re-place the distance triggers anchored on ``token`` around its new cell."""
+        for tid in self._anchors.get(token, ()):
+            trig = self.triggers[tid]
+            self._unplace(trig)
+            self._place(trig)
+
+    def region_changed(self, name: str) -> None:
+        for tid in self._regions.get(name, ()):
+            trig = self.triggers[tid]
+            self._unplace(trig)
+            self._place(trig)
+
+    def grid_changed(self) -> None:
+        for trig in self.triggers.values():
+            if trig.spec.kind in POSITION_KINDS:
+                self._unplace(trig)
+                self._place(trig)
+
+    # -- lookup ------------------------------------------------------------------------------
+    def entered(self, token: str, path: list[XY]) -> list[tuple[Trigger, XY]]:
+        """Position triggers whose cells ``token`` entered along ``path`` (a cell-by-cell path,
+        start first), each with the first cell where it went from outside to inside, in
+        registration order. Costs one lookup per path cell."""
+        if len(path) < 2:
+            return []
+        cells = self._cells
+        inside = cells.get(path[0], _EMPTY)
+        fired: dict[int, XY] = {}
+        for xy in path[1:]:
+            here = cells.get(xy, _EMPTY)
+            if here:
+                for tid in here:
+                    if tid not in inside and tid not in fired:
+                        fired[tid] = xy
+            inside = here
+        out = []
+        for tid in sorted(fired):
+            trig = self.triggers[tid]
+            if trig.spec.accepts(token):
+                out.append((trig, fired[tid]))
+        return out
+
+    def actions(self, name: str) -> list[Trigger]:
+        return [self.triggers[t] for t in sorted(self._actions.get(name.lower(), ()))]
+
+    def conditions(self, name: str) -> list[Trigger]:
+        return [self.triggers[t] for t in sorted(self._conditions.get(name, ()))]
+
+    def condition_names(self) -> Iterable[str]:
+        return self._conditions.keys()
+
+
+class ScanIndex(TriggerIndex):
+    """The naive baseline: keeps the same triggers but answers every move by scanning all of
+    them, testing each path cell against each trigger's cells."""
+
+    def entered(self, token: str, path: list[XY]) -> list[tuple[Trigger, XY]]:
+        if len(path) < 2:
+            return []
+        out = []
+        for trig in self.triggers.values():
+            if trig.spec.kind not in POSITION_KINDS or not trig.spec.accepts(token):
+                continue
+            cells = trig.cells
+            was_in = path[0] in cells
+            for xy in path[1:]:
+                now_in = xy in cells
+                if now_in and not was_in:
+                    out.append((trig, xy))
+                    break
+                was_in = now_in
+        return out

@@ -1,0 +1,109 @@
+"""FoE built-ins: moves checked against the budget, charge, jump, sneak, surprise."""
+
+from rules.geometry import Cell
+from sdk.events import Player, SceneData, SceneSnapshot
+from sdk.testing import WorldHarness
+
+
+async def fight(w: WorldHarness) -> None:
+    await w.send(
+        SceneSnapshot(
+            scene=SceneData(id="s"), players=[Player(id="gm", role="gm"), Player(id="pm")]
+        )
+    )
+    await w.token("mint", "Mint", (0, 0), owner="pm", disposition=1, move=25, agility=8)
+    await w.token("raider", "Raider", (10, 0), disposition=-1, move=25)
+    w.dice(90, 10)  # d100 initiative: Mint 90, the raider 10
+    await w.gm_says("!init")
+    assert w.encounter.active == "mint"
+
+
+async def test_vtt_moves_within_budget_are_recorded():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        out = await w.move("mint", (5, 0), player="pm")  # 25 ft: one move action
+        assert out == []
+        cb = w.encounter.combatants["mint"]
+        assert cb.moved_ft == 25 and cb.actions_taken == ["move"]
+        out = await w.move("mint", (15, 0), player="pm")  # 50 more: 75 ft, a full run
+        assert out == [] and cb.moved_ft == 75
+
+
+async def test_over_budget_move_is_reverted_and_reported():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        out = await w.move("mint", (16, 0), player="pm")  # 80 ft > a 75 ft run
+        assert w.moves(out)[0].cell == Cell(x=0, y=0) and not w.moves(out)[0].animate
+        assert w.said("move refused and moved back", out, whisper_to="gm")
+        assert w.said("Move refused", out, whisper_to="pm")
+        assert w.world.tokens["mint"].cell == Cell(x=0, y=0)
+        assert w.encounter.positions["mint"] == Cell(x=0, y=0)
+        out = await w.move("raider", (9, 0), player="pm")  # out of turn
+        assert w.said("not Raider's turn", out, whisper_to="gm")
+
+
+async def test_gm_moves_and_the_setting_keep_illegal_moves():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        out = await w.move("raider", (9, 0), player="gm")  # the GM overrides
+        assert not w.moves(out) and w.said("(kept)", out, whisper_to="gm")
+        await w.gm_says("!set revert_over_budget false")
+        out = await w.move("mint", (20, 0), player="pm")
+        assert not w.moves(out) and w.world.tokens["mint"].cell == Cell(x=20, y=0)
+        await w.gm_says("!set check_moves false")
+        assert await w.move("mint", (40, 0), player="pm") == []
+
+
+async def test_move_command_walks_waypoints():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        out = await w.chat("!move 2,0 2,2", token="mint")
+        assert w.moves(out)[0].cell == Cell(x=2, y=2)
+        assert w.said("Mint moves 20 ft", out)
+        out = await w.chat("!move 30,30", token="mint")
+        assert w.said("can move", out, whisper_to="pm")
+        out = await w.chat("!move", token="mint")
+        assert w.said("Usage: !move", out, whisper_to="pm")
+
+
+async def test_charge_runs_at_the_target_and_offers_the_attack():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        out = await w.chat("!charge raider", token="mint")
+        assert w.moves(out)[0].cell == Cell(x=9, y=0)
+        ask = w.asks(out)[0]
+        assert ask.options == ["raider", "no_attack"] and ask.player == "pm"
+        out = await w.answer("raider")
+        assert w.said("!charge-attack raider hit|miss", out)
+        w.dice(*[3] * 6)
+        out = await w.chat("!charge-attack raider hit --damage 6d6+5", token="mint")
+        assert w.said("23", out)
+
+
+async def test_jump_and_sneak():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        out = await w.chat("!jump", token="mint")
+        assert w.said("12.5 ft long", out)
+        out = await w.chat("!jump gap 15", token="mint")
+        assert w.said("can jump 12.5 ft", out, whisper_to="pm")
+        out = await w.chat("!jump high x", token="mint")
+        assert w.said("must be a number", out, whisper_to="pm")
+        w.dice(10, 90)  # Sneak roll vs the raider's Perception
+        out = await w.chat("!sneak", token="mint")
+        assert w.said("sneaks", out)
+        assert w.encounter.foe.sneak["mint"].active
+
+
+async def test_surprise_command_and_wrong_system():
+    async with WorldHarness(system="foe") as w:
+        await w.token("mint", "Mint", (0, 0), owner="pm", disposition=1)
+        await w.token("raider", "Raider", (9, 0), disposition=-1)
+        w.dice(50)
+        out = await w.gm_says("!surprise raider")
+        assert w.said("Surprise!", out) and w.encounter.foe.surprised == ["mint"]
+        out = await w.gm_says("!surprise raider --vs mint")
+        assert w.said("already running", out, whisper_to="gm")
+    async with WorldHarness() as w:
+        out = await w.gm_says("!charge x")
+        assert w.said("Fallout: Equestria command", out, whisper_to="gm")

@@ -1,0 +1,454 @@
+"""The runtime: order, rejection, journal, waiting callbacks, timeouts, errors, snapshots."""
+
+import asyncio
+import json
+
+import pytest
+
+from rules.dice import Roller, ScriptedRoller
+from rules.geometry import Cell
+from sdk import Context, Script
+from sdk.clock import ManualClock
+from sdk.effects import PostChat
+from sdk.errors import EventRejected
+from sdk.events import (
+    ActorUpdated,
+    ChatMessage,
+    PromptAnswered,
+    TimerFired,
+    TokenCreated,
+    TokenData,
+    TokenMoved,
+    TokenRemoved,
+    TokenUpdated,
+)
+from sdk.runtime import MAX_DERIVED, WorldRuntime
+from sdk.testing import WorldHarness
+
+
+def moved(token: str, x: int, y: int) -> TokenMoved:
+    return TokenMoved(token=token, to_cell=Cell(x=x, y=y))
+
+
+async def test_submit_before_start_is_an_error():
+    rt = WorldRuntime("w", builtins=False)
+    with pytest.raises(RuntimeError):
+        await rt.submit(moved("t", 1, 1))
+
+
+async def test_events_are_processed_in_order_and_never_interleave():
+    log: list[str] = []
+    s = Script("probe")
+
+    @s.on(TokenMoved)
+    async def slow(event: TokenMoved, ctx: Context) -> None:
+        log.append(f"start {event.to_cell.x}")
+        for _ in range(3):
+            await asyncio.sleep(0)  # yields to the loop, as a network call would
+        assert ctx.tokens["t"].cell == event.to_cell  # nobody else moved it meanwhile
+        log.append(f"end {event.to_cell.x}")
+
+    async with WorldHarness(s, builtins=False) as w:
+        await w.token("t")
+        await asyncio.gather(*(w.send(moved("t", i, 0)) for i in range(1, 6)))
+        assert log == [f"{p} {i}" for i in range(1, 6) for p in ("start", "end")]
+        assert w.world.tokens["t"].cell.x == 5
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        moved("ghost", 1, 1),
+        TokenRemoved(token="ghost"),
+        TokenUpdated(token="t", stats={"reflex": "very"}),
+        TokenUpdated(token="t", stats={"charisma": 3}),
+        TokenCreated(token=TokenData(id="t", cell=Cell(x=0, y=0))),
+        ActorUpdated(actor="a", stats={"wounds": "lots"}),
+        ChatMessage(text="!next", token="ghost"),
+        PromptAnswered(prompt="p9", option="fire"),
+    ],
+)
+async def test_rejected_events_leave_the_world_untouched(event):
+    async with WorldHarness() as w:
+        await w.token("t", "T", (2, 2))
+        before = w.runtime.snapshot()
+        seen = len(w.journal)
+        with pytest.raises(EventRejected) as e:
+            await w.send(event)
+        assert e.value.code in {"unknown_token", "bad_stats", "duplicate_token", "unknown_prompt"}
+        assert w.runtime.snapshot() == before
+        assert len(w.journal) == seen  # not journaled
+        assert (await w.send(moved("t", 3, 3))) == []  # and the world goes on
+
+
+async def test_bad_option_for_a_prompt_is_rejected():
+    s = Script("asker")
+
+    @s.command("q")
+    async def q(cmd, ctx: Context) -> None:
+        await ctx.ask("gm", "Pick", ["a", "b"])
+
+    async with WorldHarness(s) as w:
+        await w.gm_says("!q")
+        with pytest.raises(EventRejected) as e:
+            await w.send(PromptAnswered(prompt="p1", option="zzz"))
+        assert e.value.code == "bad_option"
+        assert w.prompts
+
+
+async def test_journal_sees_every_processed_event_and_unsubscribes():
+    async with WorldHarness() as w:
+        seen: list[str] = []
+        stop = w.runtime.add_journal(lambda ev, eff: seen.append(ev.type))
+        await w.token("t")
+        await w.send(moved("t", 1, 1))
+        stop()
+        await w.send(moved("t", 2, 2))
+        assert seen == ["token_created", "token_moved"]
+
+
+async def test_async_journal_is_awaited_before_the_next_event():
+    order: list[str] = []
+
+    async def persist(event, effects):
+        await asyncio.sleep(0.01)
+        order.append(f"saved {event.type}")
+
+    async with WorldHarness() as w:
+        w.runtime.add_journal(persist)
+        w.runtime.add_journal(lambda e, f: 1 / 0)  # a failing subscriber is only logged
+        await asyncio.gather(w.token("t"), w.send(moved("t", 1, 1)))
+        assert order == ["saved token_created", "saved token_moved"]
+
+
+async def test_ask_suspends_the_callback_and_resumes_in_the_answering_step():
+    s = Script("asker")
+
+    @s.command("duel")
+    async def duel(cmd, ctx: Context) -> None:
+        answer = await ctx.ask(cmd.token, "Draw?", ["draw", "flee"], default="flee")
+        ctx.say(f"{ctx.name(cmd.token)} chose {answer}")
+
+    async with WorldHarness(s) as w:
+        await w.token("kev", "Kevin", owner="pk")
+        out = await w.chat("!duel", token="kev")
+        ask = w.asks(out)[0]
+        assert ask.player == "pk" and ask.default == "flee" and "!answer p1" in ask.text
+        # other events go on while the callback waits
+        assert await w.send(moved("kev", 4, 4)) == []
+        out = await w.chat("!answer p1 dr", player="pk")  # a unique prefix will do
+        assert w.said("Kevin chose draw", out)
+        assert not w.prompts
+
+
+async def test_prompt_permissions_and_numbering():
+    s = Script("asker")
+
+    @s.command("q")
+    async def q(cmd, ctx: Context) -> None:
+        ctx.say(await ctx.ask("pk", "Pick", ["a", "b"]))
+
+    async with WorldHarness(s) as w:
+        await w.chat("!q", player="pk")
+        out = await w.chat("!answer p1 a", player="someone-else")
+        assert w.said("for someone else", out, whisper_to="someone-else")
+        out = await w.chat("!answer 2", player="pk")  # the only question: id optional
+        assert w.said("b", out, whisper_to=None)
+
+
+async def test_prompt_timeout_applies_the_default_and_is_journaled():
+    s = Script("asker")
+
+    @s.command("q")
+    async def q(cmd, ctx: Context) -> None:
+        ctx.say("got " + await ctx.ask("gm", "Pick", ["a", "b"], default="b", timeout=30))
+
+    async with WorldHarness(s) as w:
+        await w.gm_says("!q")
+        assert await w.advance(29) == []
+        out = await w.advance(1)
+        assert w.said("got b", out)
+        ev, _ = w.journal[-1]
+        assert isinstance(ev, PromptAnswered) and ev.timed_out and ev.source == "runtime"
+
+
+async def test_wait_for_with_predicate_and_timeout():
+    s = Script("waiter")
+    results: list[str] = []
+
+    @s.command("watch")
+    async def watch(cmd, ctx: Context) -> None:
+        try:
+            ev = await ctx.wait_for(
+                TokenMoved, check=lambda e: e.token == "b" and e.to_cell.x > 5, timeout=10
+            )
+            results.append(f"b at {ev.to_cell.x}")
+            ctx.say("spotted")
+        except TimeoutError:
+            results.append("timeout")
+            ctx.say("gave up")
+
+    async with WorldHarness(s) as w:
+        await w.token("a")
+        await w.token("b")
+        await w.gm_says("!watch")
+        await w.send(moved("a", 9, 9))  # wrong token
+        await w.send(moved("b", 2, 2))  # check fails
+        out = await w.send(moved("b", 7, 2))
+        assert results == ["b at 7"] and w.said("spotted", out)
+
+        await w.gm_says("!watch")
+        out = await w.advance(10)
+        assert results[-1] == "timeout" and w.said("gave up", out)
+        assert isinstance(w.journal[-1][0], TimerFired)
+
+
+async def test_failing_script_is_reported_with_file_and_line(tmp_path):
+    path = tmp_path / "buggy.py"
+    path.write_text(
+        "from sdk import Script, TokenMoved\n"
+        "script = Script('buggy')\n"
+        "@script.on(TokenMoved)\n"
+        "def boom(event, ctx):\n"
+        "    x = 1\n"
+        "    return x / 0\n"
+    )
+    async with WorldHarness(str(path)) as w:
+        await w.token("t")
+        out = await w.send(moved("t", 1, 1))
+        gm = w.chat_lines(out, whisper_to="gm")
+        assert len(gm) == 1 and "buggy.py:6" in gm[0] and "ZeroDivisionError" in gm[0]
+        assert w.world.tokens["t"].cell == Cell(x=1, y=1)  # the world went on
+
+
+async def test_slow_async_script_is_stopped_and_reported(tmp_path):
+    path = tmp_path / "slow.py"
+    path.write_text(
+        "import asyncio\n"
+        "from sdk import Script, TokenMoved\n"
+        "script = Script('slow')\n"
+        "@script.on(TokenMoved)\n"
+        "async def dawdle(event, ctx):\n"
+        "    await asyncio.sleep(30)\n"
+        "    ctx.say('never')\n"
+    )
+    async with WorldHarness(str(path), settings={"script_budget": 0.05}) as w:
+        await w.token("t")
+        out = await w.send(moved("t", 1, 1))
+        gm = w.chat_lines(out, whisper_to="gm")
+        assert any("slow.py:6" in line and "budget" in line for line in gm)
+        assert not w.said("never", out)
+        await w.send(TokenUpdated(token="t", name="Still here"))
+        assert w.world.tokens["t"].cell == Cell(x=1, y=1)
+        assert w.world.tokens["t"].name == "Still here"
+
+
+async def test_slow_sync_script_is_reported_after_the_fact():
+    s = Script("sleepy")
+
+    @s.on(TokenMoved)
+    def nap(event, ctx):
+        import time
+
+        time.sleep(0.06)
+
+    async with WorldHarness(s, settings={"script_budget": 0.05}) as w:
+        await w.token("t")
+        out = await w.send(moved("t", 1, 1))
+        assert w.said("past its 0.05 s budget", out, whisper_to="gm")
+
+
+async def test_one_arg_callbacks_and_annotation_inference():
+    s = Script("plain")
+    seen = []
+
+    @s.on()
+    def on_move(event: TokenMoved):
+        seen.append(event.to_cell.x)
+
+    async with WorldHarness(s) as w:
+        await w.token("t")
+        await w.send(moved("t", 3, 0))
+    assert seen == [3]
+
+
+async def test_runaway_follow_up_events_are_cut_off():
+    s = Script("loop")
+
+    @s.on(TokenMoved)
+    def bounce(event: TokenMoved, ctx: Context):
+        ctx.move(event.token, (event.to_cell.x + 1, 0))
+
+    async with WorldHarness(s) as w:
+        await w.token("t")
+        out = await w.send(moved("t", 1, 0))
+        assert w.said(f"More than {MAX_DERIVED} follow-up events", out, whisper_to="gm")
+
+
+async def test_unknown_command_and_usage_are_whispered():
+    async with WorldHarness() as w:
+        await w.token("k", owner="pk")
+        out = await w.chat("!frobnicate", token="k")
+        assert out == [
+            PostChat(text="Unknown command !frobnicate. Type !help for the list.", whisper_to="pk")
+        ]
+        out = await w.chat("!delay", token="k")
+        assert w.said("Usage: !delay <steps>", out, whisper_to="pk")
+        out = await w.chat("!init", token="k")
+        assert w.said("Only the GM may use !init", out, whisper_to="pk")
+        out = await w.chat("!help", role="observer", player="obs")
+        assert w.said("!help", out, whisper_to="obs") and not w.said("!init", out)
+
+
+async def test_actor_stats_flow_to_linked_tokens_only():
+    async with WorldHarness() as w:
+        await w.send(TokenCreated(token=TokenData(id="t1", cell=Cell(x=0, y=0), actor="thug")))
+        await w.send(
+            TokenCreated(
+                token=TokenData(
+                    id="t2", cell=Cell(x=1, y=0), actor="thug", linked=False, stats={"reflex": 1}
+                )
+            )
+        )
+        await w.send(ActorUpdated(actor="thug", name="Thug", stats={"reflex": 5, "bab": 2}))
+        chars = w.encounter.characters
+        assert (chars["t1"].reflex, chars["t1"].bab, chars["t1"].name) == (5, 2, "Thug")
+        assert chars["t2"].reflex == 1  # unlinked: keeps its own
+
+
+async def test_state_view_is_json():
+    async with WorldHarness(dice=[10, 5]) as w:
+        await w.token("a", "A", owner="pa")
+        await w.token("b", "B")
+        await w.gm_says("!init")
+        view = w.runtime.state_view()
+        json.dumps(view)
+        assert [c["token"] for c in view["initiative"]] == ["a", "b"]
+        assert view["encounter"]["active"] == "a"
+
+
+# -- snapshots and replay ---------------------------------------------------------------------
+
+
+async def play(rt: WorldRuntime, clock: ManualClock, events) -> None:
+    for ev in events:
+        if isinstance(ev, float):
+            clock.advance(ev)
+            await rt.idle()
+        else:
+            await rt.submit(ev)
+
+
+def scenario():
+    from sdk.events import CombatStarted
+    from sdk.regions import rect
+
+    s = Script("replay_probe")
+    s.region("corner", rect(5, 0, 6, 3))
+
+    @s.command("roll")
+    def roll(cmd, ctx: Context) -> None:
+        ctx.roll(cmd.args or "1d20", "probe")
+
+    gm = {"role": "gm", "player": "gm"}
+    first = [
+        TokenCreated(
+            token=TokenData(
+                id="kev",
+                name="Kevin",
+                cell=Cell(x=0, y=0),
+                owners=["pk"],
+                stats={"reflex": 4, "initiative": 3},
+            )
+        ),
+        TokenCreated(token=TokenData(id="gary", name="Gary", cell=Cell(x=9, y=9), owners=["pg"])),
+        TokenCreated(token=TokenData(id="thug", name="Thug", cell=Cell(x=9, y=2))),
+        ChatMessage(text="!roll 3d6", **gm),
+        CombatStarted(tokens=["kev", "gary", "thug"], initiative={"kev": 22, "gary": 14}),
+    ]
+    rest = [
+        ChatMessage(text="!ready shoot --when corner", token="kev", player="pk"),
+        ChatMessage(text="!roll 1d100", **gm),
+        moved("gary", 6, 2),
+        60.0,  # the cancel question times out: the Ready fires
+        ChatMessage(text="!next", **gm),
+        moved("thug", 5, 1),
+        ChatMessage(text="!roll 4d6kh3", **gm),
+    ]
+    return s, first, rest
+
+
+async def test_restore_and_replay_reach_the_same_state():
+    s, first, rest = scenario()
+    clock = ManualClock()
+    rt = WorldRuntime("w", roller=Roller(seed=7), scripts=[s], clock=clock, reload_interval=None)
+    log: list = []
+    rt.add_journal(lambda ev, eff: log.append(ev))
+    await rt.start()
+    await play(rt, clock, first)
+    snap = json.loads(json.dumps(rt.snapshot()))  # through JSON, as the bridge stores it
+    mark = len(log)
+    await play(rt, clock, rest)
+    final = rt.snapshot()
+    await rt.stop()
+
+    clock2 = ManualClock()
+    rt2 = WorldRuntime.restore("w", snap, scripts=[s], clock=clock2, reload_interval=None)
+    await rt2.start()
+    for ev in log[mark:]:  # replay the journal, including the runtime's own timeout answer
+        await rt2.submit(ev)
+    assert rt2.snapshot() == final
+    await rt2.stop()
+    assert any(isinstance(ev, PromptAnswered) and ev.timed_out for ev in log[mark:])
+
+
+async def test_scripted_roller_state_survives_a_snapshot():
+    rt = WorldRuntime("w", roller=ScriptedRoller([3, 4, 5]), builtins=False)
+    rt.roller.roll("1d6")
+    rt2 = WorldRuntime.restore("w", rt.snapshot(), builtins=False)
+    assert isinstance(rt2.roller, ScriptedRoller) and rt2.roller.script == [4, 5]
+
+
+async def test_restored_prompt_timer_is_rearmed():
+    s = Script("asker")
+
+    @s.command("q")
+    async def q(cmd, ctx: Context) -> None:
+        await ctx.ask("gm", "Pick", ["a", "b"], default="b", timeout=30)
+
+    clock = ManualClock()
+    async with WorldHarness(s) as w:
+        w.clock._now = clock.now()
+        await w.gm_says("!q")
+        snap = w.runtime.snapshot()
+    rt = WorldRuntime.restore("w", snap, scripts=[s], clock=clock, reload_interval=None)
+    got: list = []
+    rt.add_journal(lambda ev, eff: got.append(ev))
+    await rt.start()
+    clock.advance(31)
+    await rt.idle()
+    await rt.stop()
+    assert got and isinstance(got[0], PromptAnswered) and got[0].option == "b"
+
+
+async def test_prompt_answered_event_checks_the_player():
+    from sdk.events import Player, SceneData, SceneSnapshot
+
+    s = Script("asker")
+
+    @s.command("q")
+    async def q(cmd, ctx: Context) -> None:
+        ctx.say("got " + await ctx.ask("pk", "Pick", ["a", "b"]))
+
+    async with WorldHarness(s) as w:
+        await w.send(
+            SceneSnapshot(
+                scene=SceneData(id="s"), players=[Player(id="dm", role="gm"), Player(id="pk")]
+            )
+        )
+        await w.chat("!q", player="pk")
+        with pytest.raises(EventRejected) as e:
+            await w.send(PromptAnswered(prompt="p1", option="a", player="intruder"))
+        assert e.value.code == "not_your_prompt"
+        out = await w.send(PromptAnswered(prompt="p1", option="b", player="dm"))  # a GM may
+        assert w.said("got b", out)
