@@ -36,6 +36,8 @@ class Grid(BaseModel):
     distance: float = 5.0
     units: str = "ft"
     metric: DiagonalMetric = DiagonalMetric.ALTERNATING
+    pixels: float | None = None
+    """VTT pixels per cell (Foundry ``grid.size``), kept for adapters; the rules never read it."""
 
     def cells_between(self, a: Cell, b: Cell) -> float:
         return cells_between(a, b, self.metric)

@@ -1,0 +1,194 @@
+"""The adapter interface: how a VTT's own events become domain events, and effects become the
+VTT's own commands. Pure translation; the socket bridge (``adapters.bridge``) does all I/O.
+
+A module author writes one :class:`Adapter` subclass per VTT (or per game system on a VTT)::
+
+    class MyTable(Adapter):
+        name = "mytable"                      # socket.io namespace "/mytable"
+        inbound = {"snapshot": MySnapshot, "tokenMoved": MyTokenMoved}
+        outbound = {"chat.send": MyChatData}  # optional, for `vttbridge schema`
+
+        def translate_in(self, event, payload, world): ...
+        def translate_out(self, effect, world): ...
+
+and registers it either explicitly (:func:`register_adapter`) or through the entry point group
+``vttbridge.adapters`` in its own package's ``pyproject.toml``::
+
+    [project.entry-points."vttbridge.adapters"]
+    mytable = "mytable_vtt.adapter:MyTable"
+
+The entry point may name an :class:`Adapter` subclass, an instance, or a zero-argument factory.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from sdk.effects import Effect
+    from sdk.events import Event
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "vttbridge.adapters"
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+
+
+class Inbound(BaseModel):
+    """Base of every inbound payload: the VTT's native fields plus an event ``id`` unique per
+    world (the bridge deduplicates on it). Unknown native fields are kept, not rejected, so a
+    newer VTT version that adds fields keeps working."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(min_length=1, max_length=128, description="Event id, unique per world.")
+
+
+class Command(BaseModel):
+    """One native command for the VTT client: ``op`` mirrors the VTT's own API call
+    (``Token.update``, ``sendChat``...), ``data`` is its argument, ``options`` its second
+    argument where the API has one (Foundry's ``{"animate": false}``)."""
+
+    op: str = Field(min_length=1)
+    data: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] | None = None
+
+
+class TranslationError(Exception):
+    """A payload that validates but cannot be translated (a token the world does not know, a
+    chat message for another scene...). The bridge answers the event with this code and message
+    and leaves the world unchanged. ``path`` names the offending field (``"token._id"``)."""
+
+    def __init__(self, code: str, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+
+
+class Adapter(ABC):
+    """Translate one VTT's native events and commands. Instances must be stateless between
+    calls (everything they need is in the payload or the world), because one instance serves
+    every world on the server and replay must give the same result as the first run.
+
+    ``world`` in both directions is the world runtime's read-only state (``sdk``); read it, never
+    change it.
+    """
+
+    name: ClassVar[str]
+    """Short lower-case name; also the socket.io namespace (``/<name>``) unless ``namespace``
+    is set."""
+    namespace: ClassVar[str | None] = None
+    version: ClassVar[str] = "0"
+    inbound: ClassVar[Mapping[str, type[Inbound]]] = {}
+    """Native event name -> payload model. Must include ``"snapshot"``, the full scene a
+    client sends after every (re)connect."""
+    outbound: ClassVar[Mapping[str, type[BaseModel]]] = {}
+    """Command op -> model of its ``data``; used only to publish JSON Schemas."""
+
+    @property
+    def ns(self) -> str:
+        return self.namespace or f"/{self.name}"
+
+    @abstractmethod
+    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+        """Domain events for one validated native event (often one, possibly none). Raise
+        :class:`TranslationError` for payloads that make no sense in this world."""
+
+    @abstractmethod
+    def translate_out(self, effect: Effect, world: Any) -> list[Command]:
+        """Native commands that carry out one effect (possibly none: an effect this VTT cannot
+        show is dropped, and should be logged by the adapter if that surprises a GM)."""
+
+
+def check_adapter(adapter: Adapter) -> None:
+    """Raise ``ValueError`` if ``adapter`` cannot be served (bad name, no snapshot model...)."""
+    name = getattr(adapter, "name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"adapter name {name!r} must match {_NAME.pattern}")
+    if not adapter.ns.startswith("/") or adapter.ns == "/":
+        raise ValueError(f"adapter {name}: namespace {adapter.ns!r} must be '/<something>'")
+    if "snapshot" not in adapter.inbound:
+        raise ValueError(f"adapter {name}: inbound models must include 'snapshot'")
+    for event, model in adapter.inbound.items():
+        if not (isinstance(model, type) and issubclass(model, Inbound)):
+            raise ValueError(f"adapter {name}: inbound[{event!r}] must subclass adapters.Inbound")
+
+
+AdapterSource = Adapter | type[Adapter] | Callable[[], Adapter]
+
+
+def _instantiate(obj: AdapterSource) -> Adapter:
+    if isinstance(obj, Adapter):
+        return obj
+    made = obj()
+    if not isinstance(made, Adapter):
+        raise TypeError(f"{obj!r} did not produce an Adapter (got {type(made).__name__})")
+    return made
+
+
+class AdapterRegistry:
+    """Named adapters a bridge serves. Explicit registration wins over entry points."""
+
+    def __init__(self, adapters: Iterable[AdapterSource] = ()) -> None:
+        self._adapters: dict[str, Adapter] = {}
+        for a in adapters:
+            self.register(a)
+
+    def register(self, adapter: AdapterSource, *, replace: bool = False) -> Callable[[], None]:
+        """Add an adapter; returns a callable that removes it again."""
+        inst = _instantiate(adapter)
+        check_adapter(inst)
+        if not replace and inst.name in self._adapters:
+            raise ValueError(f"an adapter named {inst.name!r} is already registered")
+        clash = [a for a in self._adapters.values() if a.ns == inst.ns and a.name != inst.name]
+        if clash:
+            raise ValueError(f"namespace {inst.ns} is already served by {clash[0].name!r}")
+        self._adapters[inst.name] = inst
+        return lambda: self.unregister(inst.name)
+
+    def unregister(self, name: str) -> None:
+        self._adapters.pop(name, None)
+
+    def discover(self, group: str = ENTRY_POINT_GROUP) -> list[str]:
+        """Load adapters from installed packages' entry points. A broken plug-in is logged and
+        skipped, never fatal: the other adapters keep working. Returns the names added."""
+        added = []
+        for ep in entry_points(group=group):
+            if ep.name in self._adapters:
+                continue  # explicitly registered: the caller's choice wins
+            try:
+                self.register(ep.load())
+            except Exception as e:
+                log.error("Could not load the %r adapter from %s: %s", ep.name, ep.value, e)
+                continue
+            added.append(ep.name)
+        return added
+
+    def get(self, name: str) -> Adapter:
+        return self._adapters[name]
+
+    def __iter__(self):
+        return iter(list(self._adapters.values()))
+
+    def __len__(self) -> int:
+        return len(self._adapters)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._adapters
+
+
+registry = AdapterRegistry()
+"""The process-wide registry ``vttbridge serve`` uses (entry points are added at start)."""
+
+
+def register_adapter(adapter: AdapterSource, *, replace: bool = False) -> Callable[[], None]:
+    """Register ``adapter`` with the process-wide registry; returns an unregister handle."""
+    return registry.register(adapter, replace=replace)

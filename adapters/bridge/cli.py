@@ -1,0 +1,385 @@
+"""The ``vttbridge`` command: serve worlds, manage them, publish schemas, play the rules demo.
+
+vttbridge serve                      # 127.0.0.1:8787, ./vttbridge.sqlite3, world "default"
+vttbridge world create NAME          # prints the new world's GM key and observer key, once
+vttbridge world list
+vttbridge schema --out schemas/
+vttbridge rules demo
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from adapters.base import AdapterRegistry, registry
+from adapters.bridge.store import Store, StoreError
+
+DEFAULT_DB = "vttbridge.sqlite3"
+DEFAULT_WORLD = "default"
+
+log = logging.getLogger("vttbridge")
+
+
+def _db_default() -> str:
+    return os.environ.get("VTTBRIDGE_DB", DEFAULT_DB)
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except empty ones ("(default: [])" says nothing)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, [], False):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        metavar="PATH",
+        default=_db_default(),
+        help="SQLite file holding the worlds, their logs and snapshots (created if missing; "
+        "default: $VTTBRIDGE_DB or ./%(default)s)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vttbridge",
+        description="Rules backend and scripting SDK for virtual tabletops. Link a Foundry VTT "
+        "world or a Roll20 campaign: its events arrive over a socket bridge, the rules run, "
+        "and the results go back as native VTT commands.",
+        formatter_class=_Help,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    # -- serve -------------------------------------------------------------------------------
+    serve = sub.add_parser(
+        "serve",
+        help="run the bridge (the main job)",
+        description="Run the bridge: the VTT companion clients connect to it over socket.io, "
+        "GMs and tools read world state over HTTP. On first start a world named 'default' is "
+        "created and its keys printed. Stop with Ctrl-C: every world is saved.",
+        formatter_class=_Help,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all)")
+    serve.add_argument("--port", type=int, default=8787, help="port to listen on (0: any free)")
+    _add_db(serve)
+    serve.add_argument(
+        "--script",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a Python script of triggers to load into every world (repeatable; reloads when "
+        "the file changes)",
+    )
+    serve.add_argument(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="register an adapter explicitly, besides those installed through the "
+        "'vttbridge.adapters' entry point group (repeatable; for adapter authors)",
+    )
+    serve.add_argument(
+        "--max-payload",
+        type=int,
+        default=512 * 1024,
+        metavar="BYTES",
+        help="largest inbound event accepted; larger ones are refused with payload_too_large",
+    )
+    serve.add_argument(
+        "--rate",
+        type=float,
+        default=100.0,
+        help="events per second one connection may send, sustained (0: no limit)",
+    )
+    serve.add_argument(
+        "--burst", type=int, default=200, help="events one connection may send at once"
+    )
+    serve.add_argument(
+        "--durability",
+        choices=["normal", "full"],
+        default="normal",
+        help="normal: a saved event survives the server being killed; full: also a power "
+        "cut (an fsync per batch of writes)",
+    )
+    serve.add_argument(
+        "--snapshot-every",
+        type=int,
+        default=500,
+        metavar="EVENTS",
+        help="events between snapshots of a world (restarts replay at most this many)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="web origin allowed to connect, e.g. http://localhost:30000 (repeatable; "
+        "default: any, since every world needs its key)",
+    )
+    serve.add_argument(
+        "--no-default-world",
+        action="store_true",
+        help="do not create the 'default' world when the database has none",
+    )
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+
+    # -- world -------------------------------------------------------------------------------
+    world = sub.add_parser(
+        "world",
+        help="create and list worlds",
+        description="Manage the worlds a server hosts. Works while the server runs: a world "
+        "created now can be linked at once.",
+    )
+    wsub = world.add_subparsers(dest="world_command", metavar="ACTION", required=True)
+    create = wsub.add_parser(
+        "create",
+        help="create a world and print its keys (shown once)",
+        description="Create a world. Its GM key (to paste into the companion module) and its "
+        "observer key (read-only: watch, never send) are printed once and stored only as "
+        "hashes.",
+        formatter_class=_Help,
+    )
+    create.add_argument("name", help="the world's name: letters, digits, '.', '_', '-'")
+    create.add_argument(
+        "--system",
+        choices=["spycraft", "foe"],
+        default="spycraft",
+        help="the rules the world plays: Spycraft 2.0 or Fallout: Equestria",
+    )
+    create.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rules option (see rules/options.py), e.g. tie_break=gm (repeatable)",
+    )
+    _add_db(create)
+    lst = wsub.add_parser(
+        "list",
+        help="list the worlds",
+        formatter_class=_Help,
+    )
+    _add_db(lst)
+    reset = wsub.add_parser(
+        "reset-key",
+        help="replace a world's keys (the old ones stop working) and print the new ones",
+        formatter_class=_Help,
+    )
+    reset.add_argument("name")
+    _add_db(reset)
+
+    # -- schema ------------------------------------------------------------------------------
+    schema = sub.add_parser(
+        "schema",
+        help="write the JSON Schemas of every wire payload",
+        description="Write JSON Schemas of the protocol envelope, every installed adapter's "
+        "inbound events and commands, and the domain events and effects.",
+        formatter_class=_Help,
+    )
+    schema.add_argument("--out", default="schemas", metavar="DIR", help="directory to write to")
+    schema.add_argument(
+        "--adapter", action="append", default=[], metavar="MODULE:CLASS", help="also this adapter"
+    )
+
+    # -- rules -------------------------------------------------------------------------------
+    rules = sub.add_parser("rules", help="walk through the rules without a VTT")
+    rsub = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
+    rsub.add_parser(
+        "demo",
+        help="play Kevin's corner Ready (Spycraft 2.0) with scripted dice",
+        description="Play the rulebook's Ready example through the world runtime, with "
+        "scripted dice, and print what the table would see.",
+    )
+    return parser
+
+
+# -- commands -----------------------------------------------------------------------------------
+
+
+def _adapters(extra: Sequence[str]) -> AdapterRegistry:
+    if extra and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # an adapter module beside the GM's files, like -m does
+    for ref in extra:
+        module, _, attr = ref.partition(":")
+        if not attr:
+            raise SystemExit(f"--adapter {ref!r}: write it as module:Class")
+        try:
+            obj = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as e:
+            raise SystemExit(f"--adapter {ref!r}: {e}") from None
+        registry.register(obj, replace=True)
+    registry.discover()
+    return registry
+
+
+def _parse_options(pairs: Sequence[str]) -> dict:
+    import json
+
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"--option {pair!r}: write it as NAME=VALUE")
+        try:
+            out[name.strip()] = json.loads(value)
+        except ValueError:
+            out[name.strip()] = value
+    return out
+
+
+def _print_keys(name: str, gm: str, observer: str) -> None:
+    print(f"World {name!r} created. Its keys are shown only now; keep them safe.")
+    print(f"  GM key (paste into the companion module): {gm}")
+    print(f"  observer key (read-only):                 {observer}")
+
+
+def cmd_world(args: argparse.Namespace) -> int:
+    from adapters.bridge import keys
+    from adapters.bridge.server import create_world
+
+    try:
+        if args.world_command == "create":
+            options = {"system": args.system, **_parse_options(args.option)}
+            try:
+                gm, obs = create_world(args.db, args.name, options)
+            except ValueError as e:  # bad rules options
+                print(f"vttbridge: {e}", file=sys.stderr)
+                return 2
+            _print_keys(args.name, gm, obs)
+        elif args.world_command == "list":
+            store = Store(args.db)
+            try:
+                rows = store.summaries()
+                records = {r.name: r for r in store.worlds()}
+            finally:
+                store.close()
+            if not rows:
+                print(f"No worlds in {args.db}. Create one with: vttbridge world create NAME")
+                return 0
+            print(f"{'WORLD':<24} {'SYSTEM':<9} {'VTT':<10} {'EVENTS':>7} {'COMMANDS':>8}  LAST")
+            for s in rows:
+                rec = records[s.name]
+                when = (
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime(s.last_activity))
+                    if s.last_activity
+                    else "never"
+                )
+                system = rec.options.get("system", "spycraft")
+                print(
+                    f"{s.name:<24} {system:<9} {rec.adapter or '-':<10} {s.events:>7} "
+                    f"{s.commands:>8}  {when}"
+                )
+        elif args.world_command == "reset-key":
+            gm, obs = keys.new_key("gm"), keys.new_key("observer")
+            store = Store(args.db)
+            try:
+                store.set_key_hashes(args.name, keys.hash_key(gm), keys.hash_key(obs))
+            finally:
+                store.close()
+            print(f"World {args.name!r} has new keys; the old ones no longer connect.")
+            print(f"  GM key:       {gm}")
+            print(f"  observer key: {obs}")
+    except StoreError as e:
+        print(f"vttbridge: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from adapters.bridge.server import Bridge, BridgeConfig, create_world
+    from adapters.bridge.world import WorldConfig
+
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        format="%(asctime)s %(levelname)-7s %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    for noisy in ("aiohttp.access", "socketio", "engineio"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    for script in args.script:
+        if not Path(script).is_file():
+            print(f"vttbridge: no script file {script!r}", file=sys.stderr)
+            return 2
+    try:
+        store = Store(args.db)
+        try:
+            empty = not store.worlds()
+        finally:
+            store.close()
+        if empty and not args.no_default_world:
+            gm, obs = create_world(args.db, DEFAULT_WORLD)
+            _print_keys(DEFAULT_WORLD, gm, obs)
+            print(f"  (link it: world {DEFAULT_WORLD!r}, this GM key, server URL below)")
+            sys.stdout.flush()
+    except StoreError as e:
+        print(f"vttbridge: {e}", file=sys.stderr)
+        return 1
+    adapters = _adapters(args.adapter)
+    if not len(adapters):
+        log.warning(
+            "No VTT adapters are installed (entry point group 'vttbridge.adapters'); "
+            "only the HTTP endpoints are served."
+        )
+    config = BridgeConfig(
+        database=args.db,
+        host=args.host,
+        port=args.port,
+        scripts=list(args.script),
+        max_payload=args.max_payload,
+        rate=args.rate,
+        burst=args.burst,
+        durability=args.durability,
+        cors=args.allow_origin or "*",
+        world=WorldConfig(snapshot_every=max(1, args.snapshot_every)),
+    )
+    bridge = Bridge(config, adapters=adapters)
+    try:
+        asyncio.run(bridge.serve())
+    except StoreError as e:
+        print(f"vttbridge: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the port is taken, the address is wrong
+        print(f"vttbridge: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from adapters.bridge import schema
+
+    files = schema.write(args.out, _adapters(args.adapter))
+    print(f"Wrote {len(files)} JSON Schemas to {args.out}/ (index.json lists them).")
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from adapters.bridge import demo
+
+    demo.main()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = {
+        "serve": cmd_serve,
+        "world": cmd_world,
+        "schema": cmd_schema,
+        "rules": cmd_rules,
+    }[args.command]
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Wire protocol version 1: the envelope around every adapter's native payloads.
+
+Every model here is published by ``vttbridge schema``. See ``shared/DESIGN.md`` "Wire protocol".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROTOCOL_VERSION = 1
+SUPPORTED_PROTOCOLS = frozenset({1})
+
+
+class ErrorCode:
+    """Stable error codes of acks and refused connects. Clients switch on these; the message is
+    for people."""
+
+    # refused connects
+    BAD_AUTH = "bad_auth"
+    UNKNOWN_WORLD = "unknown_world"
+    WRONG_KEY = "wrong_key"
+    UNSUPPORTED_PROTOCOL = "unsupported_protocol"
+    # inbound events
+    BAD_JSON = "bad_json"
+    BAD_PAYLOAD = "bad_payload"
+    MISSING_FIELD = "missing_field"
+    WRONG_TYPE = "wrong_type"
+    UNKNOWN_EVENT = "unknown_event"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    RATE_LIMITED = "rate_limited"
+    READ_ONLY = "read_only"
+    BUSY = "busy"
+    SHUTTING_DOWN = "shutting_down"
+    INTERNAL = "internal"
+    # adapters and the runtime raise their own codes too ("unknown_token", rule codes...)
+
+
+class ClientInfo(BaseModel):
+    """Who is connecting: the companion client and the VTT it runs in."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(max_length=100)
+    version: str = Field(max_length=50)
+    vtt: str | None = Field(None, max_length=100)
+    system: str | None = Field(None, max_length=100)
+
+
+class Auth(BaseModel):
+    """The socket.io ``auth`` object of a connect."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    world: str = Field(min_length=1, max_length=64)
+    key: str = Field(min_length=1, max_length=512)
+    client: ClientInfo
+    last_seq: int | None = Field(
+        None,
+        ge=0,
+        description="Highest command seq this client has applied; commands after it are "
+        "re-sent. Omitted: the world's last acknowledged command.",
+    )
+    protocol: int = Field(PROTOCOL_VERSION, description="Wire protocol version.")
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    path: str | None = None
+
+
+class AckOk(BaseModel):
+    """Ack of an accepted event: ``seq`` is its place in the world's log. A duplicate id gets
+    the ack of the original again."""
+
+    ok: Literal[True] = True
+    seq: int
+    duplicate: bool = False
+
+
+class AckError(BaseModel):
+    """Ack of a refused event; the world is unchanged."""
+
+    ok: Literal[False] = False
+    error: ErrorBody
+
+
+class CommandMessage(BaseModel):
+    """Server -> client event ``command``. ``seq`` increases per world (it is the command's
+    place in the world's log, shared with events, so it may skip numbers)."""
+
+    seq: int
+    op: str
+    data: dict[str, Any]
+    options: dict[str, Any] | None = None
+
+
+class CommandAck(BaseModel):
+    """What a client answers to a ``command``: ``{"ok": true}`` or ``{"ok": false, "error":
+    {...}}`` when the VTT refused it (logged for the GM; not retried)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ok: bool
+    error: ErrorBody | None = None
+
+
+class RefusedConnect(BaseModel):
+    """The ``data`` of a refused connect (``connect_error``): its message says why."""
+
+    message: str
+    data: dict[str, str] = Field(description='{"code": ...}')
+
+
+def ack_error(code: str, message: str, path: str | None = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if path is not None:
+        err["path"] = path
+    return {"ok": False, "error": err}
+
+
+ENVELOPE_MODELS: dict[str, type[BaseModel]] = {
+    "auth": Auth,
+    "ack-ok": AckOk,
+    "ack-error": AckError,
+    "command": CommandMessage,
+    "command-ack": CommandAck,
+    "connect-refused": RefusedConnect,
+}

@@ -1,0 +1,731 @@
+"""The bridge server: aiohttp + python-socketio, one namespace per adapter, one room per world.
+
+Use :class:`Bridge` from code (tests, embedding)::
+
+    bridge = Bridge(BridgeConfig(database="worlds.sqlite3"), adapters=[MyTable()])
+    app = await bridge.start()          # an aiohttp Application with the socket attached
+    ...                                 # serve it (web.AppRunner), or call bridge.serve()
+    await bridge.stop()
+
+Connection policy (wire protocol v1, ``shared/DESIGN.md``):
+
+- The connect ``auth`` is checked in this order: protocol version, shape, world, key. A refused
+  connect carries ``{"message": <why, in words>, "data": {"code": <ErrorCode>}}``.
+- A GM key may send events; an observer key may only watch (it receives commands too, so a
+  spectator display can follow the table, and its events are refused with ``read_only``).
+- A world is linked to one VTT at a time: the adapter of its GM client. A GM client of another
+  adapter is refused while the linked one is connected, and relinks the world otherwise.
+- Commands go to each connection from its own cursor (``last_seq``, else the world's last
+  acknowledged command), so every connection gets every command once and in order, across
+  reconnects. Connections also join the world's room (``world:<name>``) for broadcasts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import socketio
+from aiohttp import web
+from pydantic import ValidationError
+from socketio import packet as sio_packet
+
+from adapters.base import Adapter, AdapterRegistry, AdapterSource, Inbound
+from adapters.bridge import keys
+from adapters.bridge.protocol import (
+    PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOLS,
+    Auth,
+    ErrorCode,
+    ack_error,
+)
+from adapters.bridge.store import LogWriter, Store, StoreError, WorldRecord
+from adapters.bridge.world import Reader, Subscriber, WorldConfig, WorldHost
+from rules.options import Options
+
+log = logging.getLogger("vttbridge")
+
+MALFORMED_EVENT = "\x00malformed"  # cannot collide with a real event name (NUL is not sent)
+KEY_HEADER = "X-World-Key"
+
+
+@dataclass
+class BridgeConfig:
+    """Everything ``vttbridge serve`` can set. Defaults are the documented CLI defaults."""
+
+    database: str | Path = "vttbridge.sqlite3"
+    host: str = "127.0.0.1"
+    port: int = 8787
+    scripts: list[str] = field(default_factory=list)
+    max_payload: int = 512 * 1024
+    """Bytes per inbound event (its JSON on the wire); larger ones get ``payload_too_large``."""
+    rate: float = 100.0
+    """Events per second per connection, sustained (0: no limit)."""
+    burst: int = 200
+    """Events a connection may send at once before ``rate`` applies."""
+    durability: str = "normal"
+    """``normal``: a commit survives the process being killed; ``full``: also power loss."""
+    cors: list[str] | str = "*"
+    """Origins allowed to open a socket (the VTT page is another origin). Keys still guard
+    every world."""
+    world: WorldConfig = field(default_factory=WorldConfig)
+    reload_scripts: bool = True
+    ping_interval: float = 25.0
+    ping_timeout: float = 20.0
+
+    @property
+    def transport_limit(self) -> int:
+        # The transport cuts a connection on messages over its limit; keep it well above the
+        # payload cap so an oversized event gets a clear error code, not a dropped socket.
+        return max(4 * self.max_payload, 1_000_000)
+
+
+class _Oversized:
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+class _Malformed:
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _packet_class(max_payload: int) -> type[sio_packet.Packet]:
+    """python-socketio's packet, measuring each inbound event on the wire (where its size is
+    known for free) and turning unparsable JSON into an event we can answer."""
+
+    class BridgePacket(sio_packet.Packet):
+        def decode(self, encoded_packet: Any) -> int:
+            try:
+                n = super().decode(encoded_packet)
+            except ValueError as e:
+                if self.packet_type != sio_packet.EVENT:
+                    raise
+                # The id and namespace were read before the JSON, so the ack can still go out.
+                self.data = [MALFORMED_EVENT, _Malformed(str(e))]
+                return 0
+            if (
+                self.packet_type == sio_packet.EVENT
+                and isinstance(encoded_packet, str)
+                and len(encoded_packet) > max_payload
+                and isinstance(self.data, list)
+                and len(self.data) >= 2
+            ):
+                self.data = [self.data[0], _Oversized(len(encoded_packet.encode()))]
+            return n
+
+    return BridgePacket
+
+
+class TokenBucket:
+    """Per-connection rate limit: ``burst`` events at once, ``rate`` per second sustained."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(max(1, burst))
+        self.tokens = self.burst
+        self.t = time.monotonic()
+
+    def take(self) -> float:
+        """0 if allowed, else seconds until the next event would be."""
+        if self.rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
+        self.t = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+@dataclass(eq=False)
+class Session:
+    sid: str
+    adapter: Adapter
+    host: WorldHost
+    role: str
+    client: dict[str, Any]
+    bucket: TokenBucket
+    subscriber: Subscriber
+    pump: asyncio.Task | None = None
+    connected_at: float = field(default_factory=time.time)
+
+    @property
+    def who(self) -> str:
+        c = self.client
+        what = c.get("vtt") or self.adapter.name
+        return f"{what} client ({c.get('name', '?')} {c.get('version', '')})".replace(" )", ")")
+
+
+class Refused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class AdapterNamespace(socketio.AsyncNamespace):
+    """One adapter's namespace. Every event name is handled here (VTT event names such as
+    ``change:graphic`` are not Python identifiers, so ``on_<event>`` methods cannot be used)."""
+
+    def __init__(self, bridge: Bridge, adapter: Adapter) -> None:
+        super().__init__(adapter.ns)
+        self.bridge = bridge
+        self.adapter = adapter
+
+    async def trigger_event(self, event: str, *args: Any) -> Any:
+        if event == "connect":
+            sid, environ, *rest = args
+            return await self.bridge._connect(self.adapter, sid, environ, rest[0] if rest else None)
+        if event == "disconnect":
+            return await self.bridge._disconnect(args[0], args[1] if len(args) > 1 else "")
+        # No await before the world's queue: python-socketio runs each event as its own task,
+        # and tasks start in arrival order, so this keeps the client's order.
+        result = self.bridge._event(self.adapter, args[0], event, args[1:])
+        if asyncio.isfuture(result) or asyncio.iscoroutine(result):
+            return await result
+        return result
+
+
+class Bridge:
+    """The server: worlds, sockets, HTTP. See the module docstring."""
+
+    def __init__(
+        self,
+        config: BridgeConfig | None = None,
+        adapters: AdapterRegistry | Iterable[AdapterSource] | None = None,
+    ) -> None:
+        self.config = config or BridgeConfig()
+        if isinstance(adapters, AdapterRegistry):
+            self.registry = adapters
+        else:
+            self.registry = AdapterRegistry(adapters or ())
+        self.worlds: dict[str, WorldHost] = {}
+        self.sessions: dict[str, Session] = {}
+        self.sio: socketio.AsyncServer | None = None
+        self.app: web.Application | None = None
+        self.writer: LogWriter | None = None
+        self.reader: Reader | None = None
+        self.started_at = time.time()
+        self._records: dict[str, WorldRecord] = {}
+        self._loading: dict[str, asyncio.Task] = {}
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    # -- life cycle --------------------------------------------------------------------------
+    async def start(self) -> web.Application:
+        """Open the database, rebuild every world, and build the aiohttp app."""
+        cfg = self.config
+        self.writer = LogWriter(cfg.database, durability=cfg.durability)
+        self.reader = Reader(cfg.database)
+        records = await self.reader.run(lambda s: s.worlds())
+        for rec in records:
+            await self._load_world(rec)
+        self.sio = socketio.AsyncServer(
+            async_mode="aiohttp",
+            serializer=_packet_class(cfg.max_payload),
+            cors_allowed_origins=cfg.cors,
+            max_http_buffer_size=cfg.transport_limit,
+            ping_interval=cfg.ping_interval,
+            ping_timeout=cfg.ping_timeout,
+            logger=False,
+            engineio_logger=False,
+        )
+        for adapter in self.registry:
+            self.sio.register_namespace(AdapterNamespace(self, adapter))
+        app = web.Application()
+        app.router.add_get("/", self._http_index)
+        app.router.add_get("/healthz", self._http_health)
+        app.router.add_get("/api/worlds/{world}/state", self._http_state)
+        self.sio.attach(app, socketio_path="socket.io")
+        self.app = app
+        names = ", ".join(f"{a.name} ({a.ns})" for a in self.registry)
+        log.info("Bridge ready: %d worlds, adapters %s.", len(self.worlds), names)
+        return app
+
+    async def stop(self, *, snapshot: bool = True) -> None:
+        """Finish queued events, write final snapshots (unless ``snapshot=False``, which
+        leaves the next start to replay the log, as after a crash), close the database."""
+        if self._closing:
+            return
+        self._closing = True  # new events are refused with shutting_down from here on
+        # Events already queued are processed and acknowledged while clients are still here.
+        for host in list(self.worlds.values()):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(host.drain(), 10)
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.writer.barrier(), 10)
+            await asyncio.sleep(0.05)  # let the acks go out
+        for sess in list(self.sessions.values()):
+            if sess.pump is not None:
+                sess.pump.cancel()
+        if self.sio is not None:
+            # Close the transports, not the namespaces: a client told "server disconnect"
+            # would not reconnect, one that loses its transport does, and finds us back.
+            # (It also ends long-polling requests, which would hold the web server open.)
+            # close(wait=False): engineio's disconnect() waits for each socket's queue to drain,
+            # which never happens for a client that left a moment ago.
+            eio = self.sio.eio
+            for sock in list(getattr(eio, "sockets", {}).values()):
+                try:
+                    await sock.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
+                    if getattr(sock, "upgraded", False):
+                        # after the CLOSE packet, end the websocket's writer: it closes the
+                        # socket instead of waiting for the client to hang up
+                        sock.queue.put_nowait(None)
+                except Exception:
+                    log.debug("closing a client transport failed", exc_info=True)
+            await asyncio.sleep(0.05)  # let the transports' writers send the close
+            await self.sio.shutdown()
+        for host in list(self.worlds.values()):
+            try:
+                await host.stop(snapshot=snapshot)
+            except Exception:
+                log.exception("World %r did not stop cleanly", host.name)
+        if self.writer is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.writer.close)
+        if self.reader is not None:
+            self.reader.close()
+        log.info("Bridge stopped; every world is saved.")
+
+    async def serve(self) -> None:
+        """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop."""
+        app = await self.start()
+        # A short shutdown timeout: open websockets would otherwise hold the exit for a minute,
+        # and every world is saved by then anyway.
+        self._runner = web.AppRunner(
+            app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.config.host, self.config.port)
+        await site.start()
+        server = site._server  # aiohttp has no public accessor for the bound port (--port 0)
+        port = server.sockets[0].getsockname()[1] if server and server.sockets else self.config.port
+        self.port = port
+        log.info(
+            "Listening on http://%s:%d (companion clients connect here; state at "
+            "/api/worlds/<world>/state).",
+            self.config.host,
+            port,
+        )
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+                loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            log.info("Shutting down...")
+            await self.stop()
+            await self._runner.cleanup()
+
+    async def _load_world(self, rec: WorldRecord) -> WorldHost:
+        assert self.writer is not None and self.reader is not None
+        kw: dict[str, Any] = {
+            "scripts": list(self.config.scripts),
+            "reload_interval": 1.0 if self.config.reload_scripts else None,
+        }
+        if rec.options:
+            kw["options"] = Options.model_validate(rec.options)
+        adapters = {a.name: a for a in self.registry}
+        host = await WorldHost.load(
+            rec.name,
+            self.writer,
+            self.reader,
+            adapters=adapters,
+            config=self.config.world,
+            runtime_kw=kw,
+            acked_seq=rec.acked_seq,
+            adapter_name=rec.adapter,
+        )
+        self._records[rec.name] = rec
+        self.worlds[rec.name] = host
+        return host
+
+    async def _world(self, name: str) -> WorldHost | None:
+        """A hosted world; one created (``vttbridge world create``) while we run is loaded on
+        its first connect."""
+        host = self.worlds.get(name)
+        if host is not None:
+            return host
+        assert self.reader is not None
+        task = self._loading.get(name)
+        if task is None:
+            rec = await self.reader.run(lambda s: s.world(name))
+            if rec is None:
+                return None
+            if name in self.worlds:
+                return self.worlds[name]
+            task = self._loading.setdefault(name, asyncio.ensure_future(self._load_world(rec)))
+        try:
+            return await asyncio.shield(task)
+        finally:
+            self._loading.pop(name, None)
+
+    async def _role(self, name: str, key: str) -> str | None:
+        """``"gm"``, ``"observer"`` or None. The hash is re-read so a key reset applies at
+        once; scrypt runs in a thread so connects never stall the event loop."""
+        assert self.reader is not None
+        rec = await self.reader.run(lambda s: s.world(name))
+        if rec is None:
+            return None
+        order = [("observer", rec.observer_key_hash), ("gm", rec.gm_key_hash)]
+        if not key.startswith("vtt_obs_"):
+            order.reverse()
+        for role, stored in order:
+            if await asyncio.to_thread(keys.verify_key, key, stored):
+                return role
+        return None
+
+    # -- sockets -----------------------------------------------------------------------------
+    async def _connect(self, adapter: Adapter, sid: str, environ: dict, auth: Any) -> bool:
+        try:
+            sess = await self._admit(adapter, sid, auth)
+        except Refused as r:
+            world = auth.get("world") if isinstance(auth, dict) else None
+            log.warning(
+                "Refused a %s connection%s: %s",
+                adapter.name,
+                f" to world {world!r}" if isinstance(world, str) else "",
+                r.message,
+            )
+            raise socketio.exceptions.ConnectionRefusedError(r.message, {"code": r.code}) from None
+        self.sessions[sid] = sess
+        host = sess.host
+        host.subscribers[sid] = sess.subscriber
+        await self.sio.enter_room(sid, f"world:{host.name}", namespace=adapter.ns)
+        missed = await host.count_commands_after(sess.subscriber.cursor)
+        returning = isinstance(auth, dict) and auth.get("last_seq") is not None
+        if sess.role == "gm":
+            resent = f"; {missed} command{'s' if missed != 1 else ''} re-sent" if missed else ""
+            log.info(
+                "%s %s world %r as GM%s.",
+                sess.who[0].upper() + sess.who[1:],
+                "reconnected to" if returning else "linked",
+                host.name,
+                resent,
+            )
+        else:
+            log.info("An observer is watching world %r (%s).", host.name, sess.who)
+        sess.pump = asyncio.create_task(self._pump(sess), name=f"pump:{sid}")
+        return True
+
+    async def _admit(self, adapter: Adapter, sid: str, auth: Any) -> Session:
+        if not isinstance(auth, dict):
+            raise Refused(
+                ErrorCode.BAD_AUTH,
+                "Send the connect auth {world, key, client: {name, version}}.",
+            )
+        proto = auth.get("protocol", PROTOCOL_VERSION)
+        if proto not in SUPPORTED_PROTOCOLS:
+            supported = ", ".join(str(p) for p in sorted(SUPPORTED_PROTOCOLS))
+            raise Refused(
+                ErrorCode.UNSUPPORTED_PROTOCOL,
+                f"Protocol version {proto!r} is not supported; this server speaks {supported}. "
+                "Update the companion module or the server.",
+            )
+        try:
+            a = Auth.model_validate(auth)
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise Refused(ErrorCode.BAD_AUTH, f"Bad connect auth: {where}: {err['msg']}.") from None
+        host = await self._world(a.world)
+        if host is None:
+            raise Refused(
+                ErrorCode.UNKNOWN_WORLD,
+                f"There is no world {a.world!r} on this server "
+                "(`vttbridge world list` shows them).",
+            )
+        role = await self._role(a.world, a.key)
+        if role is None:
+            raise Refused(ErrorCode.WRONG_KEY, f"Wrong key for world {a.world!r}.")
+        if self._closing:
+            raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+        cursor: int
+        if role == "gm":
+            if host.adapter is not None and host.adapter is not adapter:
+                other = [
+                    s for s in self.sessions.values()
+                    if s.host is host and s.role == "gm" and s.adapter is not adapter
+                ]  # fmt: skip
+                if other:
+                    raise Refused(
+                        "linked_elsewhere",
+                        f"World {a.world!r} is linked to {host.adapter.name}, whose client is "
+                        "connected; disconnect it first.",
+                    )
+                log.info(
+                    "World %r is now linked to %s (was %s).",
+                    host.name,
+                    adapter.name,
+                    host.adapter.name,
+                )
+                # The old VTT's unacknowledged commands mean nothing to the new one.
+                a.last_seq = host.published
+            if host.adapter is not adapter:
+                host.adapter = adapter
+                assert self.writer is not None
+                self.writer.linked(host.name, adapter.name)
+            cursor = a.last_seq if a.last_seq is not None else host.acked_seq
+        else:
+            cursor = a.last_seq if a.last_seq is not None else host.published
+        if cursor > host.published:
+            log.warning(
+                "World %r: the client says it applied command %d, but the server's log ends "
+                "at %d (was the database replaced?). Sending only new commands.",
+                host.name,
+                cursor,
+                host.published,
+            )
+            cursor = host.published
+        return Session(
+            sid=sid,
+            adapter=adapter,
+            host=host,
+            role=role,
+            client=a.client.model_dump(exclude_none=True),
+            bucket=TokenBucket(self.config.rate, self.config.burst),
+            subscriber=Subscriber(sid, role, cursor),
+        )
+
+    async def _disconnect(self, sid: str, reason: Any) -> None:
+        sess = self.sessions.pop(sid, None)
+        if sess is None:
+            return
+        sess.host.subscribers.pop(sid, None)
+        if sess.pump is not None:
+            sess.pump.cancel()
+        if not self._closing:
+            log.info(
+                "%s left world %r (%s); commands will wait for its return.",
+                sess.who[0].upper() + sess.who[1:],
+                sess.host.name,
+                reason or "disconnected",
+            )
+
+    async def _pump(self, sess: Session) -> None:
+        """Send this connection every durable command after its cursor, in order, once."""
+        sio, ns, sid = self.sio, sess.adapter.ns, sess.sid
+        assert sio is not None
+        # The connect handler runs before python-socketio sends CONNECT; wait for it so no
+        # command overtakes the connect.
+        for _ in range(200):
+            if sio.manager.is_connected(sid, ns):
+                break
+            await asyncio.sleep(0.005)
+        sub, host = sess.subscriber, sess.host
+        try:
+            while sid in self.sessions:
+                batch = await host.commands_after(sub.cursor)
+                if not batch:
+                    sub.wake.clear()
+                    if host.published > sub.cursor or self._closing:
+                        if self._closing:
+                            return
+                        continue
+                    await sub.wake.wait()
+                    continue
+                for msg in batch:
+                    await sio.emit(
+                        "command",
+                        msg,
+                        to=sid,
+                        namespace=ns,
+                        callback=_AckHandler(self, sess, msg["seq"], msg["op"]),
+                    )
+                    sub.cursor = msg["seq"]
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("Sending commands to %s failed", sess.who)
+
+    def _event(self, adapter: Adapter, sid: str, event: str, args: tuple) -> Any:
+        """Validate and enqueue one inbound event; returns the ack or a future of it.
+        Synchronous up to the world's queue (see :meth:`AdapterNamespace.trigger_event`)."""
+        sess = self.sessions.get(sid)
+        if sess is None:
+            return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        if sess.role != "gm":
+            return ack_error(
+                ErrorCode.READ_ONLY, "This connection uses the observer key: it may only watch."
+            )
+        wait = sess.bucket.take()
+        if wait:
+            return ack_error(
+                ErrorCode.RATE_LIMITED,
+                f"Too many events from this connection (over {self.config.rate:g}/s); "
+                f"retry in {wait:.2f} s.",
+            )
+        if self._closing:
+            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
+        payload = args[0] if args else None
+        if isinstance(payload, _Oversized):
+            return ack_error(
+                ErrorCode.PAYLOAD_TOO_LARGE,
+                f"Event {event!r} is {payload.size} bytes; the limit is "
+                f"{self.config.max_payload} bytes.",
+            )
+        if event == MALFORMED_EVENT:
+            err = payload.error if isinstance(payload, _Malformed) else "unreadable"
+            return ack_error(ErrorCode.BAD_JSON, f"The event is not valid JSON: {err}.")
+        if isinstance(payload, str):  # relays that send JSON text rather than an object
+            try:
+                payload = json.loads(payload)
+            except ValueError as e:
+                return ack_error(ErrorCode.BAD_JSON, f"The payload is not valid JSON: {e}.")
+        model = adapter.inbound.get(event)
+        if model is None:
+            return ack_error(
+                ErrorCode.UNKNOWN_EVENT,
+                f"The {adapter.name} adapter does not know the event {event!r}.",
+            )
+        if not isinstance(payload, dict):
+            return ack_error(
+                ErrorCode.BAD_PAYLOAD,
+                f"The payload of {event!r} must be an object {{id, ...}}, "
+                f"not {_json_type(payload)}.",
+            )
+        try:
+            data = model.model_validate(payload)
+        except ValidationError as e:
+            return _validation_ack(e)
+        return sess.host.accept(adapter, event, data)
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    async def _http_index(self, request: web.Request) -> web.Response:
+        lines = [
+            "vttbridge is running.",
+            f"Worlds: {len(self.worlds)}; connected clients: {len(self.sessions)}.",
+            "Adapters: " + ", ".join(f"{a.name} at {a.ns}" for a in self.registry) + ".",
+        ]
+        return web.Response(text="\n".join(lines) + "\n")
+
+    async def _http_health(self, request: web.Request) -> web.Response:
+        writer = self.writer
+        failed = writer.failed if writer is not None else None
+        body = {
+            "ok": failed is None and not self._closing,
+            "protocol": PROTOCOL_VERSION,
+            "worlds": len(self.worlds),
+            "clients": len(self.sessions),
+            "uptime": round(time.time() - self.started_at, 1),
+        }
+        if failed is not None:
+            body["error"] = f"the database cannot be written: {failed}"
+        return web.json_response(body, status=200 if body["ok"] else 503)
+
+    async def _http_state(self, request: web.Request) -> web.Response:
+        name = request.match_info["world"]
+        key = request.headers.get(KEY_HEADER, "")
+        auth = request.headers.get("Authorization", "")
+        if not key and auth.lower().startswith("bearer "):
+            key = auth[7:].strip()
+        if not key:
+            return _http_error(
+                401,
+                "missing_key",
+                f"Send the world key in the Authorization: Bearer header (or {KEY_HEADER}).",
+            )
+        host = await self._world(name)
+        if host is None:
+            return _http_error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
+        if await self._role(name, key) is None:
+            return _http_error(403, ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
+        return web.json_response(host.state())
+
+
+class _AckHandler:
+    """A client's ack of one command."""
+
+    __slots__ = ("bridge", "op", "seq", "sess")
+
+    def __init__(self, bridge: Bridge, sess: Session, seq: int, op: str) -> None:
+        self.bridge, self.sess, self.seq, self.op = bridge, sess, seq, op
+
+    def __call__(self, *args: Any) -> None:
+        ack = args[0] if args else None
+        if isinstance(ack, dict) and ack.get("ok") is False:
+            err = ack.get("error") or {}
+            msg = err.get("message") if isinstance(err, dict) else str(err)
+            log.warning(
+                "World %r: the VTT could not apply command %d (%s): %s",
+                self.sess.host.name,
+                self.seq,
+                self.op,
+                msg or "no reason given",
+            )
+        if self.sess.role == "gm":
+            # Refused or not, the client has dealt with it; re-sending would not help.
+            self.sess.host.command_acked(self.seq)
+
+
+def _json_type(value: Any) -> str:
+    return {
+        list: "an array",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _validation_ack(e: ValidationError) -> dict[str, Any]:
+    err = e.errors()[0]
+    path = ".".join(str(p) for p in err["loc"]) or None
+    if err["type"] == "missing":
+        return ack_error(ErrorCode.MISSING_FIELD, f"{path} is required.", path)
+    return ack_error(ErrorCode.WRONG_TYPE, f"{path or 'payload'}: {err['msg']}.", path)
+
+
+def _http_error(status: int, code: str, message: str) -> web.Response:
+    return web.json_response(
+        {"ok": False, "error": {"code": code, "message": message}}, status=status
+    )
+
+
+def create_world(database: str | Path, name: str, options: dict | None = None) -> tuple[str, str]:
+    """Create a world in ``database``; returns its (GM key, observer key), which exist nowhere
+    else afterwards."""
+    check_world_name(name)
+    if options:
+        Options.model_validate(options)
+    gm, obs = keys.new_key("gm"), keys.new_key("observer")
+    store = Store(database)
+    try:
+        store.create_world(name, keys.hash_key(gm), keys.hash_key(obs), options)
+    finally:
+        store.close()
+    return gm, obs
+
+
+def check_world_name(name: str) -> None:
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name or ""):
+        raise StoreError(
+            f"{name!r} is not a usable world name: use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit."
+        )
+
+
+__all__ = [
+    "KEY_HEADER",
+    "Bridge",
+    "BridgeConfig",
+    "Inbound",
+    "create_world",
+]

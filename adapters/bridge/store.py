@@ -1,0 +1,451 @@
+"""SQLite persistence: worlds and their key hashes, the append-only log, snapshots.
+
+One file in WAL mode. Tables:
+
+- ``worlds``: name, the GM and observer key hashes, rule options, the highest command seq a GM
+  client acknowledged (the resume point of a client that sends no ``last_seq``).
+- ``log``: per world, every accepted domain event and every emitted command, by ``seq``. Events
+  and commands share one sequence per world, so a command's seq is always after the seq of the
+  event that caused it. Never updated or deleted.
+- ``seen``: the client event ids already applied, with the seq their ack carried (dedup).
+- ``snapshots``: world state at a seq; the last two are kept per world.
+
+:class:`Store` is synchronous and owns one connection; the CLI uses it directly. The bridge uses a
+:class:`LogWriter` (one thread, batched transactions) for every write while serving, and a
+separate :class:`Store` for the few reads it makes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import queue
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+SNAPSHOTS_KEPT = 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS worlds (
+    name TEXT PRIMARY KEY,
+    gm_key_hash TEXT NOT NULL,
+    observer_key_hash TEXT NOT NULL,
+    options TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    acked_seq INTEGER NOT NULL DEFAULT 0,
+    adapter TEXT
+);
+CREATE TABLE IF NOT EXISTS log (
+    world TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('event', 'command')),
+    event_id TEXT,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seen (
+    world TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (world, event_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seen_by_seq ON seen (world, seq);
+CREATE TABLE IF NOT EXISTS snapshots (
+    world TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, seq)
+) WITHOUT ROWID;
+"""
+
+
+class StoreError(Exception):
+    """The database cannot be used (wrong schema version, unwritable file...)."""
+
+
+@dataclass
+class WorldRecord:
+    name: str
+    gm_key_hash: str
+    observer_key_hash: str
+    options: dict[str, Any]
+    created_at: float
+    acked_seq: int = 0
+    adapter: str | None = None
+    """The adapter (VTT) of the GM client that last linked the world."""
+
+
+@dataclass
+class LogRow:
+    seq: int
+    kind: str
+    event_id: str | None
+    name: str
+    body: Any
+    at: float = 0.0
+
+
+@dataclass
+class WorldSummary:
+    name: str
+    created_at: float
+    last_seq: int = 0
+    events: int = 0
+    commands: int = 0
+    last_activity: float | None = None
+
+
+def connect(path: str | Path, *, durability: str = "normal") -> sqlite3.Connection:
+    """Open ``path`` with the pragmas every connection needs (WAL, busy timeout)."""
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a commit survives the process being killed (kill -9); FULL also
+    # survives power loss, at the price of an fsync per batch.
+    conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+class Store:
+    """Synchronous access to the database. Not thread-safe: one thread per instance."""
+
+    def __init__(self, path: str | Path, *, durability: str = "normal") -> None:
+        self.path = Path(path)
+        try:
+            self.conn = connect(self.path, durability=durability)
+            self.conn.executescript(_SCHEMA)
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                )
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} was written by another vttbridge version "
+                    f"(schema {row[0]}, this one reads {SCHEMA_VERSION})"
+                )
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open the database {self.path}: {e}") from e
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- worlds ------------------------------------------------------------------------------
+    def create_world(
+        self, name: str, gm_key_hash: str, observer_key_hash: str, options: dict | None = None
+    ) -> WorldRecord:
+        rec = WorldRecord(name, gm_key_hash, observer_key_hash, options or {}, time.time())
+        try:
+            self.conn.execute(
+                "INSERT INTO worlds (name, gm_key_hash, observer_key_hash, options, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (name, gm_key_hash, observer_key_hash, json.dumps(rec.options), rec.created_at),
+            )
+        except sqlite3.IntegrityError:
+            raise StoreError(f"a world named {name!r} already exists") from None
+        return rec
+
+    def set_key_hashes(self, name: str, gm_key_hash: str, observer_key_hash: str) -> None:
+        cur = self.conn.execute(
+            "UPDATE worlds SET gm_key_hash=?, observer_key_hash=? WHERE name=?",
+            (gm_key_hash, observer_key_hash, name),
+        )
+        if cur.rowcount == 0:
+            raise StoreError(f"no world named {name!r}")
+
+    def world(self, name: str) -> WorldRecord | None:
+        row = self.conn.execute(
+            "SELECT name, gm_key_hash, observer_key_hash, options, created_at, acked_seq,"
+            " adapter FROM worlds WHERE name=?",
+            (name,),
+        ).fetchone()
+        return _world(row) if row else None
+
+    def worlds(self) -> list[WorldRecord]:
+        rows = self.conn.execute(
+            "SELECT name, gm_key_hash, observer_key_hash, options, created_at, acked_seq,"
+            " adapter FROM worlds ORDER BY created_at, name"
+        ).fetchall()
+        return [_world(r) for r in rows]
+
+    def summaries(self) -> list[WorldSummary]:
+        out = {r.name: WorldSummary(r.name, r.created_at) for r in self.worlds()}
+        for world, kind, n, last, at in self.conn.execute(
+            "SELECT world, kind, count(*), max(seq), max(at) FROM log GROUP BY world, kind"
+        ):
+            s = out.get(world)
+            if s is None:
+                continue
+            s.last_seq = max(s.last_seq, last)
+            s.last_activity = max(s.last_activity or 0.0, at)
+            if kind == "event":
+                s.events = n
+            else:
+                s.commands = n
+        return list(out.values())
+
+    # -- log ---------------------------------------------------------------------------------
+    def last_seq(self, world: str) -> int:
+        row = self.conn.execute("SELECT max(seq) FROM log WHERE world=?", (world,)).fetchone()
+        return row[0] or 0
+
+    def log_after(
+        self, world: str, seq: int, kind: str | None = None, limit: int = -1
+    ) -> list[LogRow]:
+        """Rows after ``seq`` in order (``limit`` -1: all)."""
+        sql = "SELECT seq, kind, event_id, name, body, at FROM log WHERE world=? AND seq>?"
+        args: tuple = (world, seq)
+        if kind:
+            sql += " AND kind=?"
+            args += (kind,)
+        cur = self.conn.execute(sql + " ORDER BY seq LIMIT ?", (*args, limit))
+        return [LogRow(s, k, eid, name, json.loads(body), at) for s, k, eid, name, body, at in cur]
+
+    def commands_after(self, world: str, seq: int, limit: int = 500) -> list[LogRow]:
+        rows = self.conn.execute(
+            "SELECT seq, kind, event_id, name, body, at FROM log"
+            " WHERE world=? AND seq>? AND kind='command' ORDER BY seq LIMIT ?",
+            (world, seq, limit),
+        ).fetchall()
+        return [LogRow(s, k, e, n, json.loads(b), a) for s, k, e, n, b, a in rows]
+
+    def recent_seen(self, world: str, limit: int) -> list[tuple[str, int]]:
+        rows = self.conn.execute(
+            "SELECT event_id, seq FROM seen WHERE world=? ORDER BY seq DESC LIMIT ?",
+            (world, limit),
+        ).fetchall()
+        return rows[::-1]
+
+    def latest_snapshot(self, world: str) -> tuple[int, dict] | None:
+        row = self.conn.execute(
+            "SELECT seq, data FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT 1", (world,)
+        ).fetchone()
+        return (row[0], json.loads(row[1])) if row else None
+
+
+def _world(row: tuple) -> WorldRecord:
+    name, gm, obs, options, created, acked, adapter = row
+    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
+
+
+# -- batched writes ------------------------------------------------------------------------------
+
+_INSERT_LOG = (
+    "INSERT INTO log (world, seq, kind, event_id, name, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_SEEN = "INSERT OR IGNORE INTO seen (world, event_id, seq) VALUES (?, ?, ?)"
+_INSERT_SNAPSHOT = "INSERT OR REPLACE INTO snapshots (world, seq, data, at) VALUES (?, ?, ?, ?)"
+_PRUNE_SNAPSHOTS = (
+    "DELETE FROM snapshots WHERE world=? AND seq NOT IN"
+    " (SELECT seq FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT ?)"
+)
+_SET_ACKED = "UPDATE worlds SET acked_seq=max(acked_seq, ?) WHERE name=?"
+_SET_ADAPTER = "UPDATE worlds SET adapter=? WHERE name=?"
+
+
+@dataclass
+class _Barrier:
+    """Resolved (in the event loop) once every write queued before it is committed."""
+
+    future: asyncio.Future
+    loop: asyncio.AbstractEventLoop
+
+
+@dataclass
+class WriterStats:
+    batches: int = 0
+    rows: int = 0
+    largest_batch: int = 0
+    failures: int = 0
+    busy_seconds: float = field(default=0.0, repr=False)
+
+
+class LogWriter:
+    """The single writer: a thread that commits queued writes in batched transactions.
+
+    Callers queue rows without waiting and, where an ack depends on it, queue a barrier whose
+    future resolves after the commit that includes everything queued before it. Rows queued
+    in one turn of the event loop reach the thread as one list (one wake-up, not one per row),
+    and whatever piles up while a commit runs goes into the next: under load one commit (and
+    with ``durability="full"`` one fsync) covers many events.
+    """
+
+    MAX_BATCH = 5000
+
+    def __init__(
+        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
+    ) -> None:
+        self.store = Store(path, durability=durability)
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        self._buf: list[Any] = []
+        self._flush_scheduled = False
+        self.stats = WriterStats()
+        self.failed: BaseException | None = None
+        # Without an fsync a commit takes microseconds: doing it on the event loop, once per
+        # turn, is cheaper than handing rows to a thread (each hand-off costs a GIL round
+        # trip). An fsync (durability="full") takes milliseconds: that goes to the thread.
+        self.inline = (durability != "full") if inline is None else inline
+        self._thread: threading.Thread | None = None
+        if not self.inline:
+            self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
+            self._thread.start()
+
+    # -- producers (event loop thread) -------------------------------------------------------
+    def _add(self, item: Any) -> None:
+        self._buf.append(item)
+        if self._flush_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # used outside an event loop: no turn to wait for
+            self._flush()
+            return
+        self._flush_scheduled = True
+        loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if not self._buf:
+            return
+        buf, self._buf = self._buf, []
+        if self.inline:
+            self._commit([buf])
+        else:
+            self._q.put(buf)
+
+    def event(self, world: str, seq: int, event_id: str | None, name: str, body: str) -> None:
+        self._add((_INSERT_LOG, (world, seq, "event", event_id, name, body, time.time())))
+
+    def command(self, world: str, seq: int, op: str, body: str) -> None:
+        self._add((_INSERT_LOG, (world, seq, "command", None, op, body, time.time())))
+
+    def seen(self, world: str, event_id: str, seq: int) -> None:
+        self._add((_INSERT_SEEN, (world, event_id, seq)))
+
+    def snapshot(self, world: str, seq: int, data: str) -> None:
+        self._add((_INSERT_SNAPSHOT, (world, seq, data, time.time())))
+        self._add((_PRUNE_SNAPSHOTS, (world, world, SNAPSHOTS_KEPT)))
+
+    def acked(self, world: str, seq: int) -> None:
+        self._add((_SET_ACKED, (seq, world)))
+
+    def linked(self, world: str, adapter: str) -> None:
+        self._add((_SET_ADAPTER, (adapter, world)))
+
+    def barrier(self) -> asyncio.Future:
+        """A future that resolves once everything queued so far is committed (or fails with
+        the database error)."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        if self.failed is not None:
+            fut.set_exception(StoreError(f"the database cannot be written: {self.failed}"))
+            return fut
+        self._add(_Barrier(fut, loop))
+        return fut
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Commit what is queued, then stop the thread and close the connection."""
+        self._flush()
+        if self._thread is not None:
+            self._q.put(None)
+            self._thread.join(timeout)
+        self.store.close()
+
+    # -- the writer thread -------------------------------------------------------------------
+    def _run(self) -> None:
+        stop = False
+        while not stop:
+            chunks = [self._q.get()]
+            size = len(chunks[0] or ())
+            while size < self.MAX_BATCH:
+                try:
+                    chunk = self._q.get_nowait()
+                except queue.Empty:
+                    break
+                chunks.append(chunk)
+                size += len(chunk or ())
+            if None in chunks:
+                stop = True
+                chunks = [c for c in chunks if c is not None]
+            self._commit(chunks)
+
+    def _commit(self, chunks: list[list[Any]]) -> None:
+        """Write ``chunks`` in one transaction, then settle their barriers."""
+        writes: list[tuple[str, tuple]] = []
+        barriers: list[_Barrier] = []
+        for chunk in chunks:
+            for it in chunk:
+                if isinstance(it, _Barrier):
+                    barriers.append(it)
+                else:
+                    writes.append(it)
+        error: BaseException | None = None
+        if writes and self.failed is None:
+            conn = self.store.conn
+            started = time.perf_counter()
+            try:
+                conn.execute("BEGIN")
+                _execute_grouped(conn, writes)
+                conn.execute("COMMIT")
+            except Exception as e:  # disk full, locked file...: report, never die silently
+                error = e
+                self.failed = e
+                self.stats.failures += 1
+                log.critical("Could not save to the database %s: %s", self.store.path, e)
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            self.stats.busy_seconds += time.perf_counter() - started
+            self.stats.batches += 1
+            self.stats.rows += len(writes)
+            self.stats.largest_batch = max(self.stats.largest_batch, len(writes))
+        if self.failed is not None:
+            error = error or self.failed
+        if self.inline:
+            _settle([b.future for b in barriers], error)
+        else:
+            _resolve(barriers, error)
+
+
+def _execute_grouped(conn: sqlite3.Connection, writes: list[tuple[str, tuple]]) -> None:
+    """One executemany per statement, statements in order of first appearance. Reordering
+    inside one transaction is invisible to readers; the only order that matters (a snapshot
+    before the pruning of older ones) is the order the statements first appear in."""
+    groups: dict[str, list[tuple]] = {}
+    for sql, params in writes:
+        groups.setdefault(sql, []).append(params)
+    for sql, rows in groups.items():
+        conn.executemany(sql, rows)
+
+
+def _resolve(barriers: list[_Barrier], error: BaseException | None) -> None:
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future]] = {}
+    for b in barriers:
+        by_loop.setdefault(b.loop, []).append(b.future)
+    for loop, futures in by_loop.items():
+        # RuntimeError: the loop is closed, so nobody is waiting any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, futures, error)
+
+
+def _settle(futures: list[asyncio.Future], error: BaseException | None) -> None:
+    for f in futures:
+        if f.done():
+            continue
+        if error is None:
+            f.set_result(None)
+        else:
+            f.set_exception(StoreError(f"the database cannot be written: {error}"))

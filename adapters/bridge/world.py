@@ -1,0 +1,554 @@
+"""One hosted world: its runtime, its ordered inbound queue, its log sequence, dedup, and the
+commands waiting for clients.
+
+The life of an inbound event::
+
+    handler --accept()--> queue --consumer--> adapter.translate_in (against the current world)
+        --> runtime.submit --> journal: log rows + commands queued to the writer
+        --> barrier (the writer committed them) --> ack {"ok": true, "seq"}; commands published
+
+The consumer never waits for the disk: it moves on to the next event while the writer commits,
+and only the ack and the commands wait for the commit. So a crash loses only events nobody was
+told about, and a client never holds a command the server could forget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import logging
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from adapters.base import Adapter, Command, Inbound, TranslationError
+from adapters.bridge.protocol import ErrorCode, ack_error
+from adapters.bridge.store import LogWriter, Store
+from sdk.clock import Handle, SystemClock
+from sdk.errors import EventRejected
+from sdk.events import EVENT_ADAPTER, BaseEvent
+from sdk.runtime import WorldRuntime
+
+log = logging.getLogger(__name__)
+
+Ack = dict[str, Any]
+
+
+class GatedClock:
+    """The runtime's clock, held shut while a world replays its log.
+
+    Timers a restored runtime arms (prompt deadlines, ``wait_for`` timeouts) must not fire
+    in the middle of the replay: the log already holds the timeouts that happened, in order.
+    Timers armed while gated start when :meth:`open` is called, with whatever time is left.
+    """
+
+    def __init__(self, inner: Any = None) -> None:
+        self.inner = inner or SystemClock()
+        self.gated = True
+        self._held: list[_HeldTimer] = []
+
+    def now(self) -> float:
+        return self.inner.now()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Handle:
+        if not self.gated:
+            return self.inner.call_later(delay, callback)
+        timer = _HeldTimer(self.now() + delay, callback)
+        self._held.append(timer)
+        return timer
+
+    def open(self) -> None:
+        self.gated = False
+        held, self._held = self._held, []
+        for t in held:
+            if not t.cancelled:
+                t.inner = self.inner.call_later(max(0.0, t.due - self.now()), t.callback)
+
+
+@dataclass(eq=False)
+class _HeldTimer:
+    due: float
+    callback: Callable[[], None]
+    cancelled: bool = False
+    inner: Handle | None = None
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.inner is not None:
+            self.inner.cancel()
+
+
+@dataclass(eq=False)
+class Job:
+    adapter: Adapter
+    event: str
+    payload: Inbound
+    future: asyncio.Future
+    last_seq: int | None = None
+    """Seq of the last log row of this job's domain events."""
+
+    @property
+    def event_id(self) -> str:
+        return self.payload.id
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One connection that receives this world's commands, from its own cursor, in order."""
+
+    sid: str
+    role: str
+    cursor: int
+    """Seq of the last command sent to this connection."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    resent: int = 0
+
+
+@dataclass
+class WorldConfig:
+    snapshot_every: int = 500
+    """Journaled events between snapshots (restart replays at most this many per world)."""
+    dedup_window: int = 4096
+    """Event ids remembered per world for dedup. Clients re-send only unacknowledged events,
+    so a window this size covers any reconnect; older ids are not checked."""
+    queue_limit: int = 1000
+    """Events waiting per world before new ones are refused with ``busy``."""
+    recent_commands: int = 1024
+    """Commands kept in memory for re-sending; older ones are read from the database."""
+
+
+class WorldHost:
+    """Hosts one world for the bridge. Create with :meth:`load` (replays the log)."""
+
+    def __init__(
+        self,
+        name: str,
+        runtime: WorldRuntime,
+        writer: LogWriter,
+        reader: Reader,
+        *,
+        adapters: dict[str, Adapter],
+        config: WorldConfig,
+        clock: GatedClock,
+        seq: int = 0,
+        acked_seq: int = 0,
+    ) -> None:
+        self.name = name
+        self.runtime = runtime
+        self.writer = writer
+        self.reader = reader
+        self.adapters = adapters
+        self.config = config
+        self.clock = clock
+        self.seq = seq
+        """Last seq handed out (events and commands share it)."""
+        self.published = seq
+        """Every command up to this seq is durable and may be sent."""
+        self.acked_seq = acked_seq
+        self.adapter: Adapter | None = None
+        """The adapter of the GM client that last linked this world: effects become its
+        commands (a world is linked to one VTT at a time)."""
+        self.subscribers: dict[str, Subscriber] = {}
+        self.events_since_snapshot = 0
+        self.replay_divergences = 0
+
+        self._queue: asyncio.Queue[Job] = asyncio.Queue()
+        self._consumer: asyncio.Task | None = None
+        self._job: Job | None = None
+        self._seen: OrderedDict[str, int] = OrderedDict()
+        self._inflight: dict[str, asyncio.Future] = {}
+        self._pending: deque[dict[str, Any]] = deque()  # commands logged, not yet durable
+        self._recent: deque[dict[str, Any]] = deque()  # durable commands, oldest first
+        self._recent_floor = seq  # commands with seq <= this may only be in the database
+        self._replaying: BaseEvent | None = None
+        self._journaled: list | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    # -- life cycle --------------------------------------------------------------------------
+    @classmethod
+    async def load(
+        cls,
+        name: str,
+        writer: LogWriter,
+        reader: Reader,
+        *,
+        adapters: dict[str, Adapter],
+        config: WorldConfig,
+        runtime_kw: dict[str, Any],
+        acked_seq: int = 0,
+        adapter_name: str | None = None,
+    ) -> WorldHost:
+        """Rebuild a world: its last snapshot, then every event logged after it. Commands the
+        replay produces are not sent again (the log already holds the ones sent)."""
+        clock = GatedClock()
+        snap = await reader.run(lambda s: s.latest_snapshot(name))
+        kw = dict(runtime_kw, clock=clock)
+        if snap is not None:
+            base, data = snap
+            runtime = WorldRuntime.restore(name, data, **kw)
+        else:
+            base = 0
+            runtime = WorldRuntime(name, **kw)
+        last = await reader.run(lambda s: s.last_seq(name))
+        host = cls(
+            name,
+            runtime,
+            writer,
+            reader,
+            adapters=adapters,
+            config=config,
+            clock=clock,
+            seq=last,
+            acked_seq=min(acked_seq, last),
+        )
+        if adapter_name:
+            host.adapter = adapters.get(adapter_name)
+        recent = await reader.run(lambda s: s.recent_seen(name, config.dedup_window))
+        host._seen.update(recent)
+        host._unsubscribe = [runtime.add_journal(host._journal), runtime.on_effects(host._effects)]
+        await runtime.start()
+        replayed = await host._replay(base)
+        if snap is None or replayed:
+            # a world's first snapshot holds its dice seed: without it a replay from seq 0
+            # would roll different dice than the first run did
+            host._snapshot()
+        clock.open()
+        host._consumer = asyncio.create_task(host._consume(), name=f"bridge:{name}")
+        if replayed:
+            log.info(
+                "World %r restored: %d events replayed after the snapshot at seq %d.",
+                name,
+                replayed,
+                base,
+            )
+        return host
+
+    async def _replay(self, after: int) -> int:
+        count, cursor = 0, after
+        while True:
+            rows = await self.reader.run(
+                lambda s, c=cursor: s.log_after(self.name, c, kind="event", limit=1000)
+            )
+            if not rows:
+                return count
+            for row in rows:
+                cursor = row.seq
+                try:
+                    event = EVENT_ADAPTER.validate_python(row.body["event"])
+                except ValidationError as e:
+                    log.error(
+                        "World %r: log row %d cannot be read (%s); skipped.", self.name, row.seq, e
+                    )
+                    continue
+                self._replaying = event
+                try:
+                    effects = await self.runtime.submit(event)
+                except EventRejected as e:
+                    self._diverged(row.seq, f"rejected on replay: {e.message}")
+                else:
+                    logged = row.body.get("effects", [])
+                    if [f.model_dump(mode="json") for f in effects] != logged:
+                        self._diverged(row.seq, "different effects on replay")
+                finally:
+                    self._replaying = None
+                count += 1
+                self.events_since_snapshot += 1
+
+    def _diverged(self, seq: int, why: str) -> None:
+        self.replay_divergences += 1
+        if self.replay_divergences == 1:
+            # a script that changed since the log was written can do this; state follows the
+            # new scripts, the log keeps what really happened
+            log.warning(
+                "World %r: replay differs from the log at seq %d (%s). A script or the "
+                "rules probably changed since; continuing.",
+                self.name,
+                seq,
+                why,
+            )
+
+    async def drain(self) -> None:
+        """Wait until every queued event has been processed."""
+        await self._queue.join()
+
+    async def stop(self, *, snapshot: bool = True) -> None:
+        """Stop taking events; wait for queued ones; write a final snapshot."""
+        if self._consumer is not None:
+            await self._queue.join()
+            self._consumer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._consumer
+            self._consumer = None
+        if snapshot and self.events_since_snapshot:
+            self._snapshot()
+        for unsub in self._unsubscribe:
+            unsub()
+        await self.runtime.stop()
+        for sub in self.subscribers.values():
+            sub.wake.set()
+
+    # -- inbound -----------------------------------------------------------------------------
+    def accept(self, adapter: Adapter, event: str, payload: Inbound) -> Ack | asyncio.Future:
+        """Dedup and enqueue, without awaiting (so arrival order is queue order). Returns an
+        ack now (a duplicate, a full queue) or a future of it."""
+        eid = payload.id
+        seq = self._seen.get(eid)
+        if seq is not None:
+            return {"ok": True, "seq": seq, "duplicate": True}
+        inflight = self._inflight.get(eid)
+        if inflight is not None:
+            return _as_duplicate(inflight)
+        if self._queue.qsize() >= self.config.queue_limit:
+            return ack_error(
+                ErrorCode.BUSY,
+                f"World {self.name!r} has {self._queue.qsize()} events waiting; try again.",
+            )
+        fut = asyncio.get_running_loop().create_future()
+        self._inflight[eid] = fut
+        self._queue.put_nowait(Job(adapter, event, payload, fut))
+        return fut
+
+    async def _consume(self) -> None:
+        while True:
+            job = await self._queue.get()
+            try:
+                await self._process(job)
+            except Exception as e:  # a bug of ours: answer, log, keep the world running
+                log.exception("World %r: processing %s failed", self.name, job.event)
+                self._finish(job, ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+            finally:
+                self._queue.task_done()
+
+    async def _process(self, job: Job) -> None:
+        world = self.runtime.world
+        try:
+            events = job.adapter.translate_in(job.event, job.payload, world)
+        except TranslationError as e:
+            self._finish(job, ack_error(e.code, e.message, e.path))
+            return
+        except ValidationError as e:  # the adapter built a domain event from bad values
+            err = e.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"]) or None
+            self._finish(job, ack_error(ErrorCode.WRONG_TYPE, f"{loc}: {err['msg']}", loc))
+            return
+        self._job = job
+        try:
+            for i, ev in enumerate(events):
+                if ev.id is None:
+                    ev = ev.model_copy(update={"id": job.event_id})
+                try:
+                    await self.runtime.submit(ev)
+                except EventRejected as e:
+                    msg = e.message
+                    if i:  # earlier events of this payload stay applied: say so
+                        msg += f" ({i} of {len(events)} parts of this event were applied.)"
+                        job.last_seq = job.last_seq or self.seq
+                        self._durable_ack(job, error=ack_error(e.code, msg, e.path))
+                    else:
+                        self._finish(job, ack_error(e.code, msg, e.path))
+                    return
+        finally:
+            self._job = None
+        self._durable_ack(job)
+
+    def _durable_ack(self, job: Job, error: Ack | None = None) -> None:
+        """Record the event id and ack once the writer has committed everything so far."""
+        seq = job.last_seq if job.last_seq is not None else self.seq
+        self.writer.seen(self.name, job.event_id, seq)
+        barrier = self.writer.barrier()
+
+        def done(b: asyncio.Future) -> None:
+            exc = b.exception() if not b.cancelled() else asyncio.CancelledError()
+            if exc is not None:
+                self._finish(
+                    job,
+                    ack_error(
+                        ErrorCode.INTERNAL,
+                        f"The server could not save this event ({exc}); it was not "
+                        "acknowledged, send it again later.",
+                    ),
+                )
+                return
+            self._remember(job.event_id, seq)
+            self._finish(job, error or {"ok": True, "seq": seq})
+
+        barrier.add_done_callback(done)
+
+    def _finish(self, job: Job, ack: Ack) -> None:
+        self._inflight.pop(job.event_id, None)
+        if not job.future.done():
+            job.future.set_result(ack)
+
+    def _remember(self, event_id: str, seq: int) -> None:
+        self._seen[event_id] = seq
+        while len(self._seen) > self.config.dedup_window:
+            self._seen.popitem(last=False)
+
+    # -- journal: every processed event --------------------------------------------------------
+    def _journal(self, event: BaseEvent, effects: list) -> None:
+        self._journaled = effects
+        if self._replaying is not None and event is self._replaying:
+            return  # already in the log
+        self.seq += 1
+        seq = self.seq
+        job = self._job
+        from_job = job is not None and event.source == "vtt" and event.id == job.event_id
+        if from_job:
+            job.last_seq = seq
+        body = (
+            '{"event":'
+            + event.model_dump_json()
+            + ',"effects":['
+            + ",".join(f.model_dump_json() for f in effects)
+            + "]}"
+        )
+        self.writer.event(
+            self.name, seq, job.event_id if from_job else None,
+            job.event if from_job else event.source, body,
+        )  # fmt: skip
+        self._commands(effects)
+        self.events_since_snapshot += 1
+        if self.events_since_snapshot >= self.config.snapshot_every:
+            self._snapshot()  # between two events: a consistent cut at exactly this seq
+
+    def _effects(self, effects: list) -> None:
+        """Effects no event explains (a script reloaded, its on_load hook)."""
+        if effects is self._journaled:
+            return  # the runtime also reports an internal event's effects here
+        self._commands(effects)
+
+    def _commands(self, effects: list) -> None:
+        adapter = self.adapter
+        if not effects:
+            return
+        if adapter is None:
+            log.info(
+                "World %r: %d effects dropped: no VTT has linked this world yet.",
+                self.name,
+                len(effects),
+            )
+            return
+        world = self.runtime.world
+        last = None
+        for eff in effects:
+            try:
+                commands = adapter.translate_out(eff, world)
+            except Exception:  # one effect the adapter cannot show must not stop the rest
+                log.exception("World %r: the %s adapter failed on %r", self.name, adapter.name, eff)
+                continue
+            for cmd in commands:
+                if not isinstance(cmd, Command):
+                    cmd = Command.model_validate(cmd)
+                self.seq += 1
+                msg: dict[str, Any] = {"seq": self.seq, "op": cmd.op, "data": cmd.data}
+                if cmd.options is not None:
+                    msg["options"] = cmd.options
+                body = cmd.model_dump_json(exclude_none=True, exclude={"op"})
+                self.writer.command(self.name, self.seq, cmd.op, body)
+                self._pending.append(msg)
+                last = self.seq
+        if last is not None:
+            self.writer.barrier().add_done_callback(lambda b, upto=last: self._publish(upto, b))
+
+    def _snapshot(self) -> None:
+        import json
+
+        self.writer.snapshot(self.name, self.seq, json.dumps(self.runtime.snapshot()))
+        self.events_since_snapshot = 0
+
+    # -- outbound ------------------------------------------------------------------------------
+    def _publish(self, upto: int, barrier: asyncio.Future) -> None:
+        if barrier.cancelled() or barrier.exception() is not None:
+            return  # not durable: never sent (the writer already reported the failure)
+        while self._pending and self._pending[0]["seq"] <= upto:
+            self._recent.append(self._pending.popleft())
+        while len(self._recent) > self.config.recent_commands:
+            self._recent_floor = self._recent.popleft()["seq"]
+        self.published = max(self.published, upto)
+        for sub in self.subscribers.values():
+            sub.wake.set()
+
+    async def commands_after(self, cursor: int, limit: int = 500) -> list[dict[str, Any]]:
+        """Durable commands with seq > ``cursor``, oldest first."""
+        if cursor >= self.published:
+            return []
+        if cursor >= self._recent_floor:
+            seqs = [m["seq"] for m in self._recent]
+            i = bisect.bisect_right(seqs, cursor)
+            return list(self._recent)[i : i + limit]
+        rows = await self.reader.run(lambda s: s.commands_after(self.name, cursor, limit))
+        out = []
+        for r in rows:
+            if r.seq > self.published:
+                break
+            msg = {"seq": r.seq, "op": r.name, "data": r.body.get("data", {})}
+            if r.body.get("options") is not None:
+                msg["options"] = r.body["options"]
+            out.append(msg)
+        return out
+
+    async def count_commands_after(self, cursor: int) -> int:
+        if cursor >= self.published:
+            return 0
+        if cursor >= self._recent_floor:
+            return sum(1 for m in self._recent if m["seq"] > cursor)
+        return await self.reader.run(
+            lambda s: s.conn.execute(
+                "SELECT count(*) FROM log WHERE world=? AND kind='command' AND seq>? AND seq<=?",
+                (self.name, cursor, self.published),
+            ).fetchone()[0]
+        )
+
+    def command_acked(self, seq: int) -> None:
+        if seq > self.acked_seq:
+            self.acked_seq = seq
+            self.writer.acked(self.name, seq)
+
+    # -- reading -------------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        view = self.runtime.state_view()
+        view["seq"] = self.seq
+        view["linked_vtt"] = self.adapter.name if self.adapter else None
+        view["clients"] = len(self.subscribers)
+        return view
+
+
+class Reader:
+    """Reads the database off the event loop: one thread, one connection (sqlite3 objects stay
+    in the thread that uses them)."""
+
+    def __init__(self, path: Any) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
+        self._path = path
+        self._store: Store | None = None
+
+    def _with_store(self, fn: Callable[[Store], Any]) -> Any:
+        if self._store is None:
+            self._store = Store(self._path)
+        return fn(self._store)
+
+    async def run(self, fn: Callable[[Store], Any]) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._with_store, fn)
+
+    def close(self) -> None:
+        def shut() -> None:
+            if self._store is not None:
+                self._store.close()
+
+        self._pool.submit(shut).result()
+        self._pool.shutdown()
+
+
+async def _as_duplicate(fut: asyncio.Future) -> Ack:
+    ack = await asyncio.shield(fut)
+    return dict(ack, duplicate=True) if ack.get("ok") else ack
+
+
+def now() -> float:
+    return time.time()

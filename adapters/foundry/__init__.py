@@ -1,0 +1,19 @@
+"""Foundry VTT: the adapter (Foundry hook payloads <-> domain events and effects) and, in
+``module/``, the companion Foundry module a GM installs.
+
+Register the adapter with the bridge through the ``vttbridge.adapters`` entry point
+(``foundry = "adapters.foundry:FoundryAdapter"``) or explicitly::
+
+    from adapters.base import register_adapter
+    from adapters.foundry import FoundryAdapter
+
+    register_adapter(FoundryAdapter)
+
+Moves a Ready watches on the attempt are held by the module until the Ready resolves; the
+built-in :mod:`sdk.builtins.holds` script, which every world loads, decides which and when.
+"""
+
+from adapters.foundry.adapter import FLAG, FoundryAdapter, roll_text
+from adapters.foundry.models import INBOUND, OUTBOUND
+
+__all__ = ["FLAG", "INBOUND", "OUTBOUND", "FoundryAdapter", "roll_text"]

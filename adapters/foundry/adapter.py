@@ -1,0 +1,602 @@
+"""The Foundry VTT adapter: Foundry hook payloads to domain events, effects to Foundry calls.
+
+Inbound events are the hook names the companion module forwards (see :data:`INBOUND`); every
+command out is one Foundry call the module makes (``ChatMessage.create``, ``Token.update``,
+``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``).
+
+Our own writes are marked so the module does not send them back as new events: chat messages
+carry ``flags.vttbridge``, every update carries ``options.vttbridge`` (the module makes every
+write from the GM client, where Foundry hands the update's options to its own hooks).
+
+The adapter keeps no state: what it needs beyond the payload it reads from the world (the
+scene's pixel grid size, token sizes, who is a GM), with Foundry's defaults when the world does
+not know (100 px cells, 1 x 1 tokens).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from adapters.base import Adapter, Command, Inbound, TranslationError
+from rules.geometry import Cell, Grid
+from sdk import effects as fx
+from sdk import events as ev
+from sdk.builtins import holds
+from sdk.events import Event
+
+from .geometry import foundry_xy, path_cells, region_cells, token_cell
+from .models import (
+    INBOUND,
+    OUTBOUND,
+    CombatTurnChange,
+    CreateChatMessage,
+    CreateCombatant,
+    DeleteCombat,
+    DeleteCombatant,
+    FActor,
+    FCombat,
+    FCombatant,
+    FRoll,
+    FToken,
+    PreUpdateToken,
+    Snapshot,
+    UpdateActor,
+    UpdateCombat,
+    UpdateCombatant,
+    UpdateToken,
+)
+from .systems import map_actor
+from .text import strip_html, to_html
+
+log = logging.getLogger(__name__)
+
+FLAG = "vttbridge"
+"""The flag scope and option key that mark our own writes."""
+DEFAULT_GRID_PX = 100
+BRIDGE_ALIAS = "vttbridge"
+TOKEN_FIELDS = {"name": "name", "hidden": "hidden", "disposition": "disposition"}
+"""``UpdateToken.fields`` the adapter writes to the token document, by Foundry key."""
+
+
+def ic_of(initiative: float | None) -> int | None:
+    """Foundry initiative (a float: systems add tie-break decimals) as an Initiative Count."""
+    if initiative is None or not math.isfinite(initiative):
+        return None
+    return math.floor(initiative)
+
+
+def roll_text(roll: FRoll) -> str:
+    """``1d20 + 4 = 19 (d20: 15)``: a roll as one chat line."""
+    dice = ", ".join(f"d{d.faces}: {' '.join(map(str, d.results)) or '-'}" for d in roll.dice())
+    total = "?" if roll.total is None else f"{roll.total:g}"
+    return f"{roll.formula} = {total}" + (f" ({dice})" if dice else "")
+
+
+def own_write(options: dict[str, Any] | None, flags: dict[str, Any] | None = None) -> bool:
+    """True for an update or message the bridge made itself."""
+    return bool((options or {}).get(FLAG)) or bool((flags or {}).get(FLAG))
+
+
+# -- reading the world ---------------------------------------------------------------------------
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def grid_px(world: Any, scene_id: str | None) -> float:
+    """Pixels per cell of a scene the world knows (its ``grid.pixels``), else Foundry's 100."""
+    scenes = _get(world, "scenes") or {}
+    scene = scenes.get(scene_id or _get(world, "active_scene")) if scenes else None
+    for obj in (scene, _get(scene, "grid"), _get(world, "grid") if scene is None else None):
+        for name in ("pixels", "size"):
+            v = _get(obj, name)
+            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
+                return float(v)
+    return float(DEFAULT_GRID_PX)
+
+
+def _token(world: Any, token_id: str) -> Any:
+    return (_get(world, "tokens") or {}).get(token_id)
+
+
+def _token_size(tok: Any) -> tuple[float, float]:
+    vtt = _get(tok, "vtt") or {}
+    return float(vtt.get("width", 1) or 1), float(vtt.get("height", 1) or 1)
+
+
+def _role(world: Any, user_id: str | None) -> str:
+    player = (_get(world, "players") or {}).get(user_id) if user_id else None
+    return _get(player, "role", "player") or "player"
+
+
+def _gm_ids(world: Any) -> list[str]:
+    players = _get(world, "players") or {}
+    return [pid for pid, p in players.items() if _get(p, "role") == "gm"]
+
+
+# -- the adapter ---------------------------------------------------------------------------------
+
+
+class FoundryAdapter(Adapter):
+    """Foundry VTT v11-v13, served on the ``/foundry`` namespace."""
+
+    name: ClassVar[str] = "foundry"
+    version: ClassVar[str] = "1"
+    inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
+    outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
+
+    # -- in ---------------------------------------------------------------------------------
+    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+        handler = getattr(self, f"_in_{event}", None)
+        if handler is None:
+            raise TranslationError("unknown_event", f"The Foundry adapter has no {event!r} event.")
+        return handler(payload, world)
+
+    def _in_snapshot(self, p: Snapshot, world: Any) -> list[Event]:
+        size = p.scene.grid.size
+        gms = {u.id for u in p.users if u.vtt_role == "gm"}
+        actors = {a.id: a for a in p.actors}
+        tokens = []
+        for i, t in enumerate(p.tokens):
+            actor = actors.get(t.actorId or "")
+            owners = [u for u in actor.owners() if u not in gms] if actor else []
+            stats = map_actor(t.delta, p.systemId) if t.delta and not t.actorLink else {}
+            try:
+                tokens.append(
+                    ev.TokenData(
+                        id=t.id,
+                        name=t.name,
+                        actor=t.actorId,
+                        cell=token_cell(t, size),
+                        scene=p.scene.id,
+                        linked=t.actorLink,
+                        owners=owners,
+                        disposition=max(-1, min(1, t.disposition)),
+                        hidden=t.hidden,
+                        stats=stats,
+                        **_token_extra(t),
+                    )
+                )
+            except ValueError as e:
+                raise TranslationError("bad_payload", str(e), f"tokens.{i}") from None
+        regions = {}
+        for i, r in enumerate(p.regions):
+            regions[r.name or r.id] = region_cells(r, size, f"regions.{i}")
+        snap = ev.SceneSnapshot(
+            id=p.id,
+            scene=ev.SceneData(
+                id=p.scene.id,
+                name=p.scene.name,
+                grid=Grid(distance=p.scene.grid.distance, units=p.scene.grid.units, pixels=size),
+            ),
+            tokens=tokens,
+            combat=_combat_data(p.combat) if p.combat else None,
+            players=[ev.Player(id=u.id, name=u.name, role=u.vtt_role) for u in p.users],
+            actors=[_actor_data(a, p.systemId) for a in p.actors],
+            regions=regions,
+        )
+        return [snap]
+
+    def _in_updateToken(self, p: UpdateToken, world: Any) -> list[Event]:
+        if own_write(p.options):
+            return []
+        size = p.grid.size if p.grid else grid_px(world, p.sceneId)
+        out: list[Event] = []
+        ch = p.changes
+        if "x" in ch or "y" in ch:
+            out.append(self._moved(p, world, size, before=p.origin))
+        fields: dict[str, Any] = {}
+        for key in ("name", "hidden", "disposition"):
+            if key in ch:
+                fields[key] = getattr(p.token, key)
+        if "disposition" in fields:
+            fields["disposition"] = max(-1, min(1, fields["disposition"]))
+        if "actorId" in ch:
+            fields["actor"] = p.token.actorId
+        delta = ch.get("delta") or ch.get("actorData")
+        damage: list[Event] = []
+        if isinstance(delta, dict) and not p.token.actorLink:
+            stats = map_actor(delta, p.systemId)
+            if stats:
+                fields["stats"] = stats
+                damage = _damage(p.id, world, [p.token.id], stats)
+        if fields:
+            out.append(ev.TokenUpdated(id=p.id, token=p.token.id, **fields))
+        return out + damage
+
+    def _in_preUpdateToken(self, p: PreUpdateToken, world: Any) -> list[Event]:
+        """A held move: the attempt, reported before Foundry commits it. The runtime sees the
+        move now; the module completes it when the bridge answers (see
+        :mod:`sdk.builtins.holds`)."""
+        if "x" not in p.changes and "y" not in p.changes:
+            return []
+        if world is not None and holds.SCRIPT_NAME not in (_get(world, "store") or {}):
+            # nobody would release it: the module lets the move through at once
+            raise TranslationError(
+                "not_holding",
+                "This world does not hold moves (the built-in holds script is not loaded); "
+                "the move goes through.",
+            )
+        size = p.grid.size if p.grid else grid_px(world, p.sceneId)
+        move = self._moved(p, world, size, before=None, attempt=True)
+        declared = ev.ActionDeclared(
+            id=p.id, token=p.token.id, action=holds.MOVE_ACTION, phase="attempt", player=p.userId
+        )
+        return [declared, move]
+
+    def _moved(
+        self,
+        p: UpdateToken,
+        world: Any,
+        size: float,
+        before: Any,
+        attempt: bool = False,
+    ) -> ev.TokenMoved:
+        tok = p.token
+        if attempt:  # ``token`` is the document before the move, ``changes`` the move
+            start = token_cell(tok, size)
+            end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
+        else:  # ``token`` is the document after the move
+            end = token_cell(tok, size)
+            start = token_cell(tok, size, before.x, before.y) if before is not None else None
+            if start is None:
+                known = _token(world, tok.id)
+                start = _get(known, "cell")
+        path: list[Cell] = []
+        if p.waypoints and start is not None:
+            path = path_cells(tok, size, start, end, p.waypoints)
+        return ev.TokenMoved(
+            id=p.id,
+            token=tok.id,
+            to_cell=end,
+            from_cell=start,
+            path=path,
+            player=p.userId,
+        )
+
+    def _in_createChatMessage(self, p: CreateChatMessage, world: Any) -> list[Event]:
+        msg = p.message
+        if own_write(None, msg.flags):
+            return []
+        text = strip_html(msg.content)
+        if not text and msg.rolls:
+            label = strip_html(msg.flavor or "") or "Roll"
+            text = "; ".join(f"{label}: {roll_text(r)}" for r in msg.rolls)
+        if not text:
+            return []
+        player = msg.author_id or p.userId
+        who = {
+            "token": msg.speaker.token,
+            "actor": msg.speaker.actor,
+            "player": player,
+            "role": _role(world, player),
+        }
+        # a line starting with "!" becomes a ChatCommand in the runtime
+        return [ev.ChatMessage(id=p.id, text=text, **who)]
+
+    def _in_updateCombat(self, p: UpdateCombat, world: Any) -> list[Event]:
+        if own_write(p.options):
+            return []
+        ch = p.changes
+        if "round" not in ch and "turn" not in ch:
+            return []
+        combat = p.combat
+        prior_round = p.prior.round if p.prior and p.prior.round is not None else None
+        if combat.round == 0:
+            return []  # not started (or rewound before the start)
+        if combat.round == 1 and (prior_round in (None, 0)) and "round" in ch:
+            data = _combat_data(combat)
+            return [
+                ev.CombatStarted(
+                    id=p.id,
+                    tokens=list(data.initiative),
+                    initiative={k: v for k, v in data.initiative.items() if v is not None},
+                )
+            ]
+        return _turn_events(p.id, combat, combat.round, combat.current(), prior_round)
+
+    def _in_combatTurnChange(self, p: CombatTurnChange, world: Any) -> list[Event]:
+        cur = p.current
+        combatant = p.combat.by_id(cur.combatantId)
+        if combatant is None and cur.turn is not None:
+            order = p.combat.ordered()
+            combatant = order[cur.turn] if 0 <= cur.turn < len(order) else None
+        rnd = cur.round if cur.round is not None else p.combat.round
+        prior_round = p.prior.round if p.prior else None
+        events = _turn_events(p.id, p.combat, rnd, combatant, prior_round)
+        if combatant is None and cur.tokenId and events:
+            events[-1] = events[-1].model_copy(update={"token": cur.tokenId})
+        return events
+
+    def _in_deleteCombat(self, p: DeleteCombat, world: Any) -> list[Event]:
+        return [ev.CombatEnded(id=p.id)]
+
+    def _in_createCombatant(self, p: CreateCombatant, world: Any) -> list[Event]:
+        return self._initiative(p.id, p.combatant)
+
+    def _in_updateCombatant(self, p: UpdateCombatant, world: Any) -> list[Event]:
+        if own_write(p.options) or "initiative" not in p.changes:
+            return []
+        return self._initiative(p.id, p.combatant)
+
+    def _initiative(self, event_id: str, c: FCombatant) -> list[Event]:
+        ic = ic_of(c.initiative)
+        if ic is None:
+            return []  # joined without a roll yet: the IC arrives with the roll
+        if not c.tokenId:
+            raise TranslationError(
+                "no_token", f"Combatant {c.name or c.id} has no token.", "combatant.tokenId"
+            )
+        return [ev.InitiativeChanged(id=event_id, token=c.tokenId, ic=ic, reason="set in Foundry")]
+
+    def _in_deleteCombatant(self, p: DeleteCombatant, world: Any) -> list[Event]:
+        # No domain event removes a combatant from the rules' turn order yet: logged only.
+        log.info("Foundry: %s left the combat tracker", p.combatant.name or p.combatant.id)
+        return []
+
+    def _in_updateActor(self, p: UpdateActor, world: Any) -> list[Event]:
+        actor_id, token_id = _actor_target(p)
+        if actor_id is None and token_id is None:
+            raise TranslationError("missing_field", "updateActor names no actor.", "actorUuid")
+        stats = map_actor(p.changes, p.systemId)
+        name = p.changes.get("name") if isinstance(p.changes.get("name"), str) else None
+        if token_id is not None:  # the synthetic actor of an unlinked token
+            if not stats:
+                return []
+            updated = ev.TokenUpdated(id=p.id, token=token_id, stats=stats)
+            return [updated, *_damage(p.id, world, [token_id], stats)]
+        if not stats and name is None:
+            return []
+        linked = [
+            tid
+            for tid, tok in (_get(world, "tokens") or {}).items()
+            if _get(tok, "actor") == actor_id and _get(tok, "linked", True)
+        ]
+        updated = ev.ActorUpdated(id=p.id, actor=actor_id, name=name, stats=stats)
+        return [updated, *_damage(p.id, world, linked, stats)]
+
+    # -- out --------------------------------------------------------------------------------
+    def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
+        # the built-in holds script's effects (not in the Effect union) are recognised by
+        # their ``type``, not their class, like any script's own effects
+        kind = getattr(effect, "type", None)
+        if kind == "watch_moves":
+            return self._watch(holds.WatchMoves.model_validate(effect.model_dump()), world)
+        if kind == "release_move":
+            return [self._release(holds.ReleaseMove.model_validate(effect.model_dump()), world)]
+        match effect:
+            case fx.PostChat():
+                return [self._chat(effect.text, effect.whisper_to, effect.speaker, world)]
+            case fx.AskPlayer():
+                return [self._ask(effect, world)]
+            case fx.UpdateToken():
+                return self._token_update(effect, world)
+            case fx.SetInitiative():
+                return [self._set_initiative(effect)]
+            case fx.AdvanceTurn():
+                return [self._advance(effect, world)]
+        log.warning("Foundry adapter: no command for effect %s", type(effect).__name__)
+        return []
+
+    def _chat(
+        self,
+        text: str,
+        whisper_to: str | None,
+        speaker: str | None,
+        world: Any,
+        flags: dict[str, Any] | None = None,
+        html: str | None = None,
+    ) -> Command:
+        data: dict[str, Any] = {
+            "content": html if html is not None else to_html(text),
+            "speaker": _speaker(speaker, world),
+            "whisper": _whisper(whisper_to, world),
+            "flags": {FLAG: {"bridge": True, **(flags or {})}},
+        }
+        return Command(op="ChatMessage.create", data=data)
+
+    def _ask(self, a: fx.AskPlayer, world: Any) -> Command:
+        text = a.text or f"{a.question} [{' / '.join(a.options)}]"
+        buttons = "".join(
+            f'<button type="button" data-vttbridge-answer="{_attr(a.prompt)} {_attr(o)}">'
+            f"{_attr(o)}</button>"
+            for o in a.options
+        )
+        body = to_html(text) + f'<div class="vttbridge-answers">{buttons}</div>'
+        flags = {"prompt": a.prompt, "options": list(a.options), "default": a.default}
+        return self._chat(text, a.player, None, world, flags=flags, html=body)
+
+    def _token_update(self, u: fx.UpdateToken, world: Any) -> list[Command]:
+        data = _token_ref(u.token, world)
+        if u.cell is not None:
+            data.update(_token_xy(u.token, u.cell, world))
+        for key, value in u.fields.items():
+            if key in TOKEN_FIELDS:
+                data[TOKEN_FIELDS[key]] = value
+            else:
+                log.info("Foundry adapter: token field %r is not written to Foundry", key)
+        if not set(data) - {"_id", "sceneId"}:
+            return []
+        options: dict[str, Any] = {"animate": u.animate, FLAG: {"bridge": True}}
+        return [Command(op="Token.update", data=data, options=options)]
+
+    def _release(self, r: holds.ReleaseMove, world: Any) -> Command:
+        """The end of a held move: ``options.vttbridge.hold`` names the hold; a module with
+        that hold open applies the move it holds (the exact drop position) when ``moved``."""
+        data = _token_ref(r.token, world)
+        data.update(_token_xy(r.token, r.cell, world))
+        options = {"animate": True, FLAG: {"bridge": True, "hold": r.hold, "moved": r.moved}}
+        return Command(op="Token.update", data=data, options=options)
+
+    def _watch(self, w: holds.WatchMoves, world: Any) -> list[Command]:
+        scene = w.scene or _get(world, "active_scene")
+        watch = {
+            "v": 1,
+            "watches": [m.model_dump() for m in w.watches],
+            "budget_ms": w.budget_ms,
+            "max_hold_ms": w.max_hold_ms,
+        }
+        data: dict[str, Any] = {"flags": {FLAG: {"watch": watch}}}
+        if scene:
+            data["_id"] = scene
+        return [Command(op="Scene.update", data=data, options={FLAG: {"bridge": True}})]
+
+    def _set_initiative(self, s: fx.SetInitiative) -> Command:
+        data: dict[str, Any] = {"tokenId": s.token, "initiative": s.ic}
+        return Command(op="Combatant.update", data=data, options={FLAG: {"bridge": True}})
+
+    def _advance(self, a: fx.AdvanceTurn, world: Any) -> Command:
+        if a.round == 0 and a.token is None:
+            return Command(op="Combat.delete", data={}, options={FLAG: {"bridge": True}})
+        data: dict[str, Any] = {"round": a.round, "tokenId": a.token}
+        turn = _turn_index(world, a.token)
+        if turn is not None:
+            data["turn"] = turn
+        return Command(op="Combat.update", data=data, options={FLAG: {"bridge": True}})
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _token_ref(token: str, world: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"_id": token}
+    scene = _get(_token(world, token), "scene") or _get(world, "active_scene")
+    if scene:
+        data["sceneId"] = scene
+    return data
+
+
+def _token_xy(token: str, cell: Cell, world: Any) -> dict[str, Any]:
+    tok = _token(world, token)
+    w, h = _token_size(tok)
+    x, y = foundry_xy(cell, grid_px(world, _get(tok, "scene")), w, h)
+    return {"x": _px(x), "y": _px(y)}
+
+
+def _px(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else v
+
+
+def _attr(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
+
+
+def _token_extra(tok: FToken) -> dict[str, Any]:
+    """Foundry-only token data the world keeps for us: its size in cells."""
+    return {"vtt": {"width": tok.width, "height": tok.height}}
+
+
+def _combat_data(c: FCombat) -> ev.CombatData:
+    cur = c.current()
+    initiative: dict[str, int | None] = {}
+    for cb in c.ordered():
+        if cb.tokenId:
+            initiative[cb.tokenId] = ic_of(cb.initiative)
+    return ev.CombatData(round=c.round, active=cur.tokenId if cur else None, initiative=initiative)
+
+
+def _turn_events(
+    event_id: str,
+    combat: FCombat,
+    rnd: int,
+    combatant: FCombatant | None,
+    prior_round: int | None,
+) -> list[Event]:
+    out: list[Event] = []
+    if prior_round is not None and rnd > prior_round:
+        out.append(ev.RoundStarted(id=event_id, round=rnd))
+    out.append(
+        ev.TurnStarted(
+            id=event_id,
+            token=combatant.tokenId if combatant else None,
+            round=rnd,
+            ic=ic_of(combatant.initiative) if combatant else None,
+        )
+    )
+    return out
+
+
+DAMAGE_STATS = ("vitality", "wounds")
+"""Stats whose drop is damage (Spycraft: vitality first, then wound points)."""
+
+
+def _damage(event_id: str, world: Any, tokens: list[str], stats: dict[str, Any]) -> list[Event]:
+    """A ``DamageDealt`` for each token whose vitality or wounds the update lowered (damage
+    applied on the sheet ends a stand off, rule 5). Compared with the world's character."""
+    chars = _get(_get(world, "encounter"), "characters") or {}
+    out: list[Event] = []
+    for tid in tokens:
+        ch = chars.get(tid)
+        if ch is None:
+            continue
+        amount = sum(
+            max(0, int(getattr(ch, k)) - int(stats[k])) for k in DAMAGE_STATS if k in stats
+        )
+        if amount > 0:
+            out.append(ev.DamageDealt(id=event_id, token=tid, amount=amount, kind="sheet"))
+    return out
+
+
+def _actor_data(a: FActor, system: str | None) -> ev.ActorData:
+    doc = a.model_dump(by_alias=True)
+    return ev.ActorData(id=a.id, name=a.name, stats=map_actor(doc, system))
+
+
+def _actor_target(p: UpdateActor) -> tuple[str | None, str | None]:
+    """(actor id, token id): a token id when the uuid is a token's synthetic actor."""
+    actor_id = p.changes.get("_id") if isinstance(p.changes.get("_id"), str) else None
+    if p.actor is not None:
+        actor_id = actor_id or p.actor.id
+    token_id = None
+    if p.actorUuid:
+        parts = p.actorUuid.split(".")
+        pairs = dict(zip(parts[0::2], parts[1::2], strict=False))
+        token_id = pairs.get("Token")
+        actor_id = pairs.get("Actor") or actor_id
+    return actor_id, token_id
+
+
+def _speaker(speaker: str | None, world: Any) -> dict[str, Any]:
+    if speaker is None:
+        return {"alias": BRIDGE_ALIAS}
+    tok = _token(world, speaker)
+    if tok is None:
+        return {"alias": speaker}
+    out = {"token": speaker, "alias": _get(tok, "name") or speaker}
+    if _get(tok, "actor"):
+        out["actor"] = _get(tok, "actor")
+    if _get(tok, "scene"):
+        out["scene"] = _get(tok, "scene")
+    return out
+
+
+def _whisper(to: str | None, world: Any) -> list[str]:
+    if to is None:
+        return []
+    if to == "gm":
+        return _gm_ids(world) or ["GM"]
+    return [to]
+
+
+def _turn_index(world: Any, token: str | None) -> int | None:
+    """The token's place in the rules' acting order (the module re-checks it against Foundry's
+    own ``combat.turns``)."""
+    enc = _get(world, "encounter")
+    if enc is None or token is None or not hasattr(enc, "order"):
+        return None
+    try:
+        order = enc.order()
+    except Exception:  # a half-built encounter: let the module find the turn
+        return None
+    return order.index(token) if token in order else None

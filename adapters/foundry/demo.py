@@ -1,0 +1,329 @@
+"""``vttbridge demo``: the bridge in-process and a simulated Foundry client, playing Kevin's corner
+Ready and a Stand Off over a real socket.io connection, printing the chat as the GM sees it.
+
+The simulated client speaks the companion module's protocol (the same payloads, the same held
+moves, one "Foundry call" per command, acknowledged) against an in-memory table, so the demo
+needs neither Foundry nor Node. Run ``python -m adapters.foundry.demo`` (or ``vttbridge demo``
+once the CLI names it). Dice are real: the numbers change from run to run, the story does not
+(Kevin's Reflex is high enough that holding back always succeeds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import itertools
+import logging
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import socketio
+from aiohttp import web
+
+from adapters.bridge.server import Bridge, BridgeConfig, create_world
+from adapters.foundry import FLAG, FoundryAdapter
+from adapters.foundry.geometry import crossed
+from adapters.foundry.text import strip_html
+from rules.geometry import Cell, foundry_cell
+
+log = logging.getLogger(__name__)
+
+GM, PLAYER = "gM0000000000000A", "kT3rPq8Zx1LmNo2B"
+KEVIN, GARY, THUG = "tKevin0000000001", "tGary00000000002", "tThug00000000003"
+SCENE = "sWarehouse000001"
+NAMES = {GM: "Dana (GM)", PLAYER: "Kevin's player"}
+
+
+def _snapshot() -> dict[str, Any]:
+    def tok(tid: str, name: str, actor: str, x: int, y: int, **kw: Any) -> dict[str, Any]:
+        return {
+            "_id": tid,
+            "name": name,
+            "actorId": actor,
+            "actorLink": True,
+            "x": x,
+            "y": y,
+            "width": 1,
+            "height": 1,
+            "disposition": 1,
+            "hidden": False,
+            **kw,
+        }
+
+    def attrs(**kw: Any) -> dict[str, Any]:
+        return {k: {"value": v} for k, v in kw.items()}
+
+    return {
+        "systemId": "worldbuilding",
+        "scene": {"_id": SCENE, "name": "Warehouse", "grid": {"size": 100, "distance": 5}},
+        "tokens": [
+            tok(KEVIN, "Kevin", "aKevin", 800, 500),
+            tok(GARY, "Gary", "aGary", 1300, 500),
+            tok(THUG, "Thug", "aThug", 1300, 800, actorLink=False, disposition=-1),
+        ],
+        "actors": [
+            {
+                "_id": "aKevin",
+                "name": "Kevin",
+                "type": "character",
+                "ownership": {PLAYER: 3},
+                "system": {"attributes": attrs(reflex=14, initiative=5, action_dice=2, bab=3)},
+            },
+            {
+                "_id": "aGary",
+                "name": "Gary",
+                "type": "character",
+                "system": {"attributes": attrs(reflex=2)},
+            },
+            {
+                "_id": "aThug",
+                "name": "Thug",
+                "type": "npc",
+                "system": {"attributes": attrs(bab=1, wounds=10)},
+            },
+        ],
+        "users": [
+            {"_id": GM, "name": "Dana", "role": 4},
+            {"_id": PLAYER, "name": "Kevin's player", "role": 1},
+        ],
+        "regions": [
+            {
+                "_id": "rCorner",
+                "name": "corner",
+                "shapes": [{"type": "rectangle", "x": 1000, "y": 400, "width": 200, "height": 300}],
+            }
+        ],
+        "combat": {
+            "_id": "cCombat",
+            "scene": SCENE,
+            "round": 1,
+            "turn": 0,
+            "combatants": [
+                {"_id": "cK", "tokenId": KEVIN, "name": "Kevin", "initiative": 22},
+                {"_id": "cG", "tokenId": GARY, "name": "Gary", "initiative": 14},
+                {"_id": "cT", "tokenId": THUG, "name": "Thug", "initiative": 10},
+            ],
+        },
+    }
+
+
+class SimFoundry:
+    """A Foundry table in memory behind the module's protocol."""
+
+    def __init__(self, out: Callable[[str], None]) -> None:
+        self.out = out
+        snap = _snapshot()
+        self.tokens = {t["_id"]: t for t in copy.deepcopy(snap["tokens"])}
+        self.combatants = {c["tokenId"]: c for c in copy.deepcopy(snap["combat"]["combatants"])}
+        self.round, self.active = 1, KEVIN
+        self.watch: dict[str, Any] = {}
+        self.holds: dict[str, dict[str, Any]] = {}
+        self.chat: list[str] = []
+        self.prompts: list[dict[str, Any]] = []
+        self.ids = itertools.count(1)
+        self.changed = asyncio.Event()
+        self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+        self.sio.on("command", self._command, namespace="/foundry")
+
+    # -- the module's side of the wire ---------------------------------------------------------
+    async def connect(self, url: str, world: str, key: str) -> None:
+        auth = {
+            "world": world,
+            "key": key,
+            "client": {"name": "vttbridge-demo", "version": "1", "vtt": "Foundry (simulated)"},
+        }
+        await self.sio.connect(url, namespaces=["/foundry"], auth=auth, transports=["websocket"])
+        await self.send("snapshot", _snapshot())
+
+    async def send(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+        body = {"id": f"demo-{next(self.ids)}", **payload}
+        ack = await self.sio.call(event, body, namespace="/foundry", timeout=10)
+        if not ack.get("ok"):
+            raise RuntimeError(f"{event} refused: {ack}")
+        return ack
+
+    async def _command(self, msg: dict[str, Any]) -> dict[str, Any]:
+        op, data, options = msg["op"], msg.get("data", {}), msg.get("options") or {}
+        if op == "ChatMessage.create":
+            to = [NAMES.get(u, u) for u in data.get("whisper", [])]
+            who = f"(to {', '.join(to)}) " if to else ""
+            text = strip_html(data.get("content", "")).replace("\n", " ")
+            self.chat.append(text)
+            self.out(f"  {data.get('speaker', {}).get('alias', '?')}: {who}{text}")
+            if data.get("flags", {}).get(FLAG, {}).get("prompt"):
+                self.prompts.append(data["flags"][FLAG])
+        elif op == "Token.update":
+            tok = self.tokens[data["_id"]]
+            hold = options.get(FLAG, {}).get("hold")
+            change = self.holds.pop(hold, None) if hold else None
+            tok.update(
+                change
+                if change and options[FLAG].get("moved")
+                else {k: v for k, v in data.items() if k in ("x", "y", "hidden", "name")}
+            )
+            if hold:
+                self.out(f"  [Foundry] {tok['name']}'s held move completes.")
+        elif op == "Combatant.update":
+            self.combatants[data["tokenId"]]["initiative"] = data["initiative"]
+        elif op == "Combat.update":
+            self.round, self.active = data["round"], data.get("tokenId")
+        elif op == "Scene.update":
+            self.watch = data.get("flags", {}).get(FLAG, {}).get("watch", {})
+        self.changed.set()
+        return {"ok": True}
+
+    async def until(self, what: str, pred: Callable[[], Any], timeout: float = 10) -> Any:
+        async with asyncio.timeout(timeout):
+            while not (found := pred()):
+                self.changed.clear()
+                await self.changed.wait()
+        return found
+
+    # -- what the people at the table do -------------------------------------------------------
+    async def say(self, user: str, text: str, token: str | None = None) -> None:
+        speaker = {"token": token, "alias": self.tokens[token]["name"]} if token else {}
+        self.out(f"{NAMES[user]}: {text}")
+        await self.send(
+            "createChatMessage",
+            {
+                "userId": user,
+                "message": {
+                    "_id": f"m{next(self.ids)}",
+                    "author": user,
+                    "content": text,
+                    "speaker": speaker,
+                },
+            },
+        )
+
+    async def drag(self, token: str, x: int, y: int) -> None:
+        """Drag a token as Foundry's preUpdateToken hook would see it: watched moves are held."""
+        tok = self.tokens[token]
+        self.out(f"[Foundry] the GM drags {tok['name']} to {x},{y}")
+        start, end = foundry_cell(tok["x"], tok["y"], 100), foundry_cell(x, y, 100)
+        if self._watched(token, start, end):
+            payload = {
+                "userId": GM,
+                "sceneId": SCENE,
+                "token": dict(tok),
+                "changes": {"_id": token, "x": x, "y": y},
+            }
+            hid = f"demo-{next(self.ids)}"
+            self.holds[hid] = {"x": x, "y": y}
+            self.out(f"  [Foundry] the move is held: vttbridge watches {tok['name']}'s path.")
+            ack = await self.sio.call(
+                "preUpdateToken",
+                {"id": hid, **payload, "hold": {"id": hid}},
+                namespace="/foundry",
+                timeout=10,
+            )
+            assert ack.get("ok"), ack
+            return
+        origin = {"x": tok["x"], "y": tok["y"]}
+        tok.update(x=x, y=y)
+        await self.send(
+            "updateToken",
+            {
+                "userId": GM,
+                "sceneId": SCENE,
+                "token": dict(tok),
+                "changes": {"x": x, "y": y},
+                "origin": origin,
+            },
+        )
+
+    def _watched(self, token: str, start: Cell, end: Cell) -> bool:
+        path = crossed([start, end])
+        for w in self.watch.get("watches", []):
+            if w.get("exclude") == token or (w.get("token") and w["token"] != token):
+                continue
+            if w.get("cells") is None:
+                return start != end
+            cells = {tuple(c) for c in w["cells"]}
+            if any(b in cells and a not in cells for a, b in itertools.pairwise(path)):
+                return True
+        return False
+
+    async def answer(self, option: str) -> None:
+        prompt = await self.until("a question", lambda: self.prompts and self.prompts.pop(0))
+        await self.say(PLAYER, f"!answer {prompt['prompt']} {option}", KEVIN)
+
+
+async def play(out: Callable[[str], None] = print) -> list[str]:
+    """Run the demo; returns the chat lines vttbridge posted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "demo.sqlite3"
+        key, _observer = create_world(db, "demo")
+        config = BridgeConfig(database=db, reload_scripts=False)  # holds is a built-in
+        bridge = Bridge(config, adapters=[FoundryAdapter()])
+        app = await bridge.start()
+        runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        table = SimFoundry(out)
+        try:
+            out(
+                f"vttbridge on http://127.0.0.1:{port}; a simulated Foundry client links the world."
+            )
+            await table.connect(f"http://127.0.0.1:{port}", "demo", key)
+            await table.until("the combat", lambda: any("Combat adopted" in c for c in table.chat))
+            out("\n-- Round 1: Kevin readies a shot at whoever rounds the corner, on the attempt")
+            await table.say(PLAYER, "!ready shoot --when corner --timing attempt", KEVIN)
+            await table.until("the watch", lambda: table.watch.get("watches"))
+            out("\n-- Gary, Kevin's ally, rounds the corner at IC 14")
+            await table.drag(GARY, 1000, 500)
+            await table.answer("cancel")
+            await table.until("Gary's move", lambda: table.tokens[GARY]["x"] == 1000)
+            out("\n-- On to round 2")
+            await table.say(GM, "!next")
+            await table.until("the Thug's turn", lambda: table.active == THUG)
+            await table.say(GM, "!next")
+            await table.until("Kevin's turn", lambda: table.round == 2 and table.active == KEVIN)
+            await table.say(PLAYER, "!ready shoot --when corner --timing attempt", KEVIN)
+            await table.until("Gary's turn", lambda: table.active == GARY)
+            await table.say(GM, "!next")
+            await table.until("the Thug's turn", lambda: table.active == THUG)
+            out("\n-- The Thug, an enemy, rounds the corner at IC 10")
+            await table.drag(THUG, 1100, 500)
+            await table.answer("fire")
+            await table.until("the Thug's move", lambda: table.tokens[THUG]["x"] == 1100)
+            out("\n-- The Thug attacks Kevin; Kevin stands off")
+            await table.say(GM, "!attack Kevin", THUG)
+            await table.answer("stand_off")
+            await table.until("the stand off", lambda: any("weapon point" in c for c in table.chat))
+            out("\n-- The GM enters 3 wounds on the Thug's sheet")
+            out("[Foundry] the GM edits the Thug's wounds: 10 -> 7")
+            await table.send(
+                "updateActor",
+                {
+                    "actorUuid": f"Scene.{SCENE}.Token.{THUG}.Actor.aThug",
+                    "userId": GM,
+                    "changes": {"_id": "aThug", "system": {"attributes": {"wounds": {"value": 7}}}},
+                },
+            )
+            await table.until("the end", lambda: any("re-enters combat" in c for c in table.chat))
+        finally:
+            log.debug("demo: closing")
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(table.sio.disconnect(), 5)
+            log.debug("demo: client closed")
+            await bridge.stop()
+            log.debug("demo: bridge stopped")
+            await runner.cleanup()
+            log.debug("demo: done")
+        return table.chat
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.WARNING)
+    asyncio.run(play())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,555 @@
+"""Pydantic models of the Foundry VTT payloads of the wire protocol (version 1).
+
+Each inbound event is the companion module's serialisation of one Foundry hook (``doc.toObject()``
+plus the hook's ``changed``/``options`` arguments) wrapped in the protocol envelope (an ``id``).
+The models follow Foundry v11 to v13 and are tolerant on purpose:
+
+- unknown keys are kept, never rejected (v13 adds ``movementAction``, v14 ``level``...);
+- ``ChatMessage.user`` (up to v11) and ``author`` (v12+) are both read, as are the numeric
+  ``type`` of v11 (``CHAT_MESSAGE_TYPES``) and the ``style`` of v12+;
+- rolls are accepted as the JSON strings Foundry stores or as already parsed objects;
+- ``grid`` may be the v10+ object or the bare pixel size of older scenes.
+
+Only the fields the adapter reads are declared; everything else passes through untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from adapters.base import Inbound
+
+_DOC = ConfigDict(extra="allow", populate_by_name=True)
+
+
+def _drop_nulls(cls: type[BaseModel], v: Any) -> Any:
+    """``null`` where a field takes no null means "the default" (Foundry leaves unset fields
+    null in some versions and some modules write null)."""
+    if not isinstance(v, dict):
+        return v
+    out = dict(v)
+    for name, field in cls.model_fields.items():
+        key = field.alias or name
+        if key in out and out[key] is None and not _nullable(field.annotation):
+            del out[key]
+    return out
+
+
+def _nullable(annotation: Any) -> bool:
+    return annotation is None or type(None) in getattr(annotation, "__args__", ())
+
+
+USER_ROLES = {0: "observer", 1: "player", 2: "player", 3: "gm", 4: "gm"}
+"""Foundry ``CONST.USER_ROLES`` (NONE, PLAYER, TRUSTED, ASSISTANT, GAMEMASTER) to our roles.
+An assistant GM counts as a GM, as Foundry's own ``User#isGM`` does."""
+OWNER_LEVEL = 3
+"""``CONST.DOCUMENT_OWNERSHIP_LEVELS.OWNER``: a player with this level controls a token."""
+
+
+class Lenient(BaseModel):
+    """Keeps unknown keys; reads ``null`` as the default of a field that takes no null."""
+
+    model_config = _DOC
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls(cls, v: Any) -> Any:
+        return _drop_nulls(cls, v)
+
+
+class Doc(Lenient):
+    """Base of every Foundry document: ``_id`` plus whatever else it carries."""
+
+    id: str = Field(alias="_id", min_length=1, max_length=64)
+
+
+class Point(Lenient):
+    """A canvas position in pixels (a waypoint or a token's previous top-left corner)."""
+
+    x: float
+    y: float
+
+
+class FGrid(Lenient):
+    """``scene.grid`` (v10+): ``size`` px per cell, ``distance`` ``units`` per cell."""
+
+    type: int = 1
+    size: float = Field(100, gt=0, le=10_000)
+    distance: float = Field(5, gt=0)
+    units: str = "ft"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_size(cls, v: Any) -> Any:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return {"size": v}  # v9 and older scenes: ``grid`` was the pixel size
+        return v
+
+
+class FScene(Doc):
+    name: str = ""
+    grid: FGrid = Field(default_factory=FGrid)
+
+
+class FToken(Doc):
+    """A TokenDocument: ``x``/``y`` are its top-left corner in px, ``width``/``height`` in cells."""
+
+    name: str = ""
+    actorId: str | None = None
+    actorLink: bool = False
+    x: float = 0
+    y: float = 0
+    elevation: float = 0
+    width: float = Field(1, gt=0, le=100)
+    height: float = Field(1, gt=0, le=100)
+    disposition: int = 0
+    hidden: bool = False
+    delta: dict[str, Any] | None = None
+    """v11+ ActorDelta of an unlinked token (v10 called it ``actorData``)."""
+    flags: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _v10_actor_data(cls, v: Any) -> Any:
+        if isinstance(v, dict) and "delta" not in v and isinstance(v.get("actorData"), dict):
+            v = {**v, "delta": v["actorData"]}
+        return v
+
+
+class FCombatant(Doc):
+    tokenId: str | None = None
+    actorId: str | None = None
+    sceneId: str | None = None
+    name: str = ""
+    initiative: float | None = None
+    hidden: bool = False
+    defeated: bool = False
+
+
+class FCombat(Doc):
+    """A Combat. ``turns`` (the module sends the document's sorted ``turns`` getter) or
+    ``combatants`` (creation order, sorted here the way Foundry sorts them)."""
+
+    scene: str | None = None
+    active: bool = True
+    round: int = Field(0, ge=0)
+    turn: int | None = None
+    combatants: list[FCombatant] = Field(default_factory=list)
+    turns: list[FCombatant] = Field(default_factory=list)
+
+    def ordered(self) -> list[FCombatant]:
+        """Combatants in Foundry's turn order: ``turns`` when sent, else initiative high to low
+        (unrolled last), ties by id, as ``Combat#_sortCombatants`` does."""
+        if self.turns:
+            return list(self.turns)
+
+        def key(c: FCombatant) -> tuple[float, str]:
+            ini = c.initiative if c.initiative is not None else float("-inf")
+            return (-ini, c.id)
+
+        return sorted(self.combatants, key=key)
+
+    def current(self) -> FCombatant | None:
+        order = self.ordered()
+        if self.turn is None or not 0 <= self.turn < len(order):
+            return None
+        return order[self.turn]
+
+    def by_id(self, combatant_id: str | None) -> FCombatant | None:
+        for c in (*self.turns, *self.combatants):
+            if c.id == combatant_id:
+                return c
+        return None
+
+
+class TurnData(Lenient):
+    """``CombatHistoryData`` of ``combatTurnChange`` (and the module's ``prior`` of
+    ``updateCombat``)."""
+
+    round: int | None = None
+    turn: int | None = None
+    tokenId: str | None = None
+    combatantId: str | None = None
+
+
+class FSpeaker(Lenient):
+    scene: str | None = None
+    actor: str | None = None
+    token: str | None = None
+    alias: str | None = None
+
+
+class FRoll(Lenient):
+    """A serialised ``Roll`` (``Roll#toJSON``). Dice are found anywhere in ``terms``, including
+    inside pool and parenthetical terms."""
+
+    class_: str = Field("Roll", alias="class")
+    formula: str = ""
+    total: float | None = None
+    evaluated: bool = True
+    terms: list[Any] = Field(default_factory=list)
+
+    def dice(self) -> list[Die]:
+        found: list[Die] = []
+        _collect_dice(self.terms, found)
+        return found
+
+
+class Die(BaseModel):
+    """One dice term of a roll: ``number`` d ``faces`` and the results that count (dropped and
+    discarded results are left out of ``results`` but kept in ``all_results``)."""
+
+    number: int = 1
+    faces: int
+    results: list[int]
+    all_results: list[int]
+
+    @property
+    def expression(self) -> str:
+        return f"{self.number}d{self.faces}"
+
+
+def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
+    if depth > 20:  # a hostile payload nesting terms forever
+        return
+    if isinstance(node, list):
+        for item in node:
+            _collect_dice(item, out, depth + 1)
+        return
+    if not isinstance(node, dict):
+        return
+    faces = node.get("faces")
+    results = node.get("results")
+    if isinstance(faces, int | float) and isinstance(results, list):
+        kept, every = [], []
+        for r in results:
+            if not isinstance(r, dict) or not isinstance(r.get("result"), int | float):
+                continue
+            every.append(int(r["result"]))
+            if r.get("active", True) and not r.get("discarded", False):
+                kept.append(int(r["result"]))
+        number = node.get("number")
+        out.append(
+            Die(
+                number=int(number) if isinstance(number, int | float) else len(every),
+                faces=int(faces),
+                results=kept,
+                all_results=every,
+            )
+        )
+        return
+    for key in ("terms", "rolls", "roll", "term", "dice"):
+        child = node.get(key)
+        if isinstance(child, str) and key in ("roll",):
+            try:
+                child = json.loads(child)
+            except ValueError:
+                continue
+        if isinstance(child, list | dict):
+            _collect_dice(child, out, depth + 1)
+
+
+def parse_roll(value: Any) -> FRoll:
+    """A roll from the JSON string Foundry stores, or from its parsed object."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as e:
+            raise ValueError(f"roll is not valid JSON: {e.msg}") from None
+    if not isinstance(value, dict):
+        raise ValueError("roll must be a JSON object or its JSON string")
+    return FRoll.model_validate(value)
+
+
+class FChatMessage(Lenient):
+    """A ChatMessage, v11 to v13. ``_id`` may be missing for a message not yet created."""
+
+    id: str | None = Field(None, alias="_id")
+    type: str | int | None = None
+    """v12+: a subtype string (``"base"``); up to v11: the number of ``CHAT_MESSAGE_TYPES``."""
+    style: int | None = None
+    """v12+ ``CHAT_MESSAGE_STYLES``: OTHER 0, OOC 1, IC 2, EMOTE 3."""
+    author: str | None = None
+    user: str | None = None
+    """The author's user id up to v11 (``author`` from v12)."""
+    timestamp: float | None = None
+    flavor: str | None = None
+    content: str = ""
+    speaker: FSpeaker = Field(default_factory=FSpeaker)
+    whisper: list[str] = Field(default_factory=list)
+    blind: bool = False
+    rolls: list[FRoll] = Field(default_factory=list)
+    flags: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("rolls", mode="before")
+    @classmethod
+    def _rolls(cls, v: Any) -> Any:
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise ValueError("rolls must be a list")
+        return [parse_roll(r) for r in v]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_roll(cls, v: Any) -> Any:
+        # v9 and older stored one roll in ``roll``
+        if isinstance(v, dict) and not v.get("rolls") and v.get("roll"):
+            v = {**v, "rolls": [v["roll"]]}
+        return v
+
+    @property
+    def author_id(self) -> str | None:
+        return self.author or self.user
+
+
+class FUser(Doc):
+    name: str = ""
+    role: int = Field(1, ge=0, le=4)
+
+    @property
+    def vtt_role(self) -> str:
+        return USER_ROLES.get(self.role, "player")
+
+
+class FActor(Doc):
+    name: str = ""
+    type: str | None = None
+    system: dict[str, Any] = Field(default_factory=dict)
+    ownership: dict[str, int] = Field(default_factory=dict)
+    flags: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _v9_permission(cls, v: Any) -> Any:
+        if isinstance(v, dict) and "ownership" not in v and isinstance(v.get("permission"), dict):
+            v = {**v, "ownership": v["permission"]}
+        if isinstance(v, dict) and "system" not in v and isinstance(v.get("data"), dict):
+            v = {**v, "system": v["data"]}  # v9 called the system data ``data``
+        return v
+
+    def owners(self) -> list[str]:
+        """User ids with owner permission (``default`` excluded; GMs are filtered later)."""
+        return [u for u, lvl in self.ownership.items() if u != "default" and lvl >= OWNER_LEVEL]
+
+
+class FRegionShape(Lenient):
+    """A v12+ Region shape (``rectangle``, ``circle``, ``ellipse``, ``polygon``), in px."""
+
+    type: str
+    hole: bool = False
+    x: float = 0
+    y: float = 0
+    width: float = 0
+    height: float = 0
+    radius: float = 0
+    radiusX: float = 0
+    radiusY: float = 0
+    rotation: float = 0
+    points: list[float] = Field(default_factory=list)
+
+
+class FRegion(Doc):
+    """A v12+ Region document. A module may send ``cells`` (``[[x, y], ...]``) directly
+    instead of shapes, e.g. for a v11 world that has no regions."""
+
+    name: str = ""
+    shapes: list[FRegionShape] = Field(default_factory=list)
+    cells: list[tuple[int, int]] | None = None
+
+
+class HoldInfo(Lenient):
+    """What the module says of a move it is holding: the hold's id (defaults to the event
+    id) and how long it will wait for the bridge before letting the move through."""
+
+    id: str | None = Field(None, max_length=128)
+    budget_ms: int = Field(1500, ge=0, le=600_000)
+
+
+# -- inbound payloads -------------------------------------------------------------------------
+
+
+class _Env(Inbound):
+    userId: str | None = None
+    """The hook's ``userId``: who made the change (for chat, the author)."""
+    systemId: str | None = Field(None, max_length=100)
+    """``game.system.id``: selects the actor mapping table (``adapters/foundry/systems``)."""
+
+
+class Snapshot(_Env):
+    """The full scene after every (re)connect."""
+
+    scene: FScene
+    tokens: list[FToken] = Field(default_factory=list, max_length=5000)
+    combat: FCombat | None = None
+    users: list[FUser] = Field(default_factory=list)
+    actors: list[FActor] = Field(default_factory=list, max_length=5000)
+    regions: list[FRegion] = Field(default_factory=list, max_length=1000)
+
+
+class UpdateToken(_Env):
+    """``updateToken(doc, changed, options, userId)``: ``token`` is the document after the
+    update, ``changes`` the differential. ``origin`` (the module's last known top-left corner)
+    and ``waypoints`` (the path of a ruler or v13 movement, px) are optional."""
+
+    sceneId: str | None = None
+    token: FToken
+    changes: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+    grid: FGrid | None = None
+    origin: Point | None = None
+    waypoints: list[Point] = Field(default_factory=list, max_length=1000)
+
+
+class PreUpdateToken(UpdateToken):
+    """``preUpdateToken``: the module held this move (returned ``false``) because the bridge
+    watches it; ``token`` is the document before the move, ``changes`` the move asked for."""
+
+    hold: HoldInfo = Field(default_factory=HoldInfo)
+
+
+class CreateChatMessage(_Env):
+    message: FChatMessage
+
+
+class UpdateCombat(_Env):
+    changes: dict[str, Any] = Field(default_factory=dict)
+    combat: FCombat
+    prior: TurnData | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class CombatTurnChange(_Env):
+    combat: FCombat
+    prior: TurnData | None = None
+    current: TurnData
+
+
+class DeleteCombat(_Env):
+    combat: FCombat
+
+
+class CreateCombatant(_Env):
+    combatId: str | None = None
+    combatant: FCombatant
+
+
+class UpdateCombatant(_Env):
+    combatId: str | None = None
+    combatant: FCombatant
+    changes: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class DeleteCombatant(_Env):
+    combatId: str | None = None
+    combatant: FCombatant
+
+
+class UpdateActor(_Env):
+    """``updateActor``: ``actorUuid`` tells a world actor (``Actor.<id>``) from the synthetic
+    actor of an unlinked token (``Scene.<s>.Token.<t>.Actor.<id>``)."""
+
+    actorUuid: str | None = None
+    actor: FActor | None = None
+    changes: dict[str, Any] = Field(default_factory=dict)
+
+
+INBOUND: dict[str, type[Inbound]] = {
+    "snapshot": Snapshot,
+    "updateToken": UpdateToken,
+    "preUpdateToken": PreUpdateToken,
+    "createChatMessage": CreateChatMessage,
+    "updateCombat": UpdateCombat,
+    "combatTurnChange": CombatTurnChange,
+    "deleteCombat": DeleteCombat,
+    "createCombatant": CreateCombatant,
+    "updateCombatant": UpdateCombatant,
+    "deleteCombatant": DeleteCombatant,
+    "updateActor": UpdateActor,
+}
+
+
+# -- outbound command data (published as JSON Schemas) ------------------------------------------
+
+
+class ChatMessageData(BaseModel):
+    """``ChatMessage.create(data)``. ``whisper`` holds user ids; the literal ``"GM"`` asks the
+    module for ``ChatMessage.getWhisperRecipients("GM")`` when no GM user was known."""
+
+    model_config = _DOC
+
+    content: str
+    speaker: dict[str, Any] = Field(default_factory=dict)
+    whisper: list[str] = Field(default_factory=list)
+    flags: dict[str, Any] = Field(default_factory=dict)
+
+
+class TokenUpdateData(BaseModel):
+    """``scene.tokens.get(_id).update(data, options)``."""
+
+    model_config = _DOC
+
+    id: str = Field(alias="_id")
+    sceneId: str | None = None
+
+
+class CombatantUpdateData(BaseModel):
+    """``combatant.update({initiative})``. ``_id`` when the adapter knows the combatant,
+    else the module finds it by ``tokenId`` (and creates it when missing)."""
+
+    model_config = _DOC
+
+    id: str | None = Field(None, alias="_id")
+    combatId: str | None = None
+    tokenId: str | None = None
+    initiative: float | None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> CombatantUpdateData:
+        if self.id is None and self.tokenId is None:
+            raise ValueError("name the combatant by _id or tokenId")
+        return self
+
+
+class CombatUpdateData(BaseModel):
+    """``combat.update({round, turn})``. ``tokenId`` names whose turn it is; the module
+    recomputes ``turn`` from it against its own ``combat.turns``."""
+
+    model_config = _DOC
+
+    id: str | None = Field(None, alias="_id")
+    round: int
+    turn: int | None = None
+    tokenId: str | None = None
+
+
+class SceneUpdateData(BaseModel):
+    """``scene.update(data)``: used for ``flags.vttbridge.watch``, the moves the bridge wants to
+    see before they happen (see :mod:`sdk.builtins.holds`)."""
+
+    model_config = _DOC
+
+    id: str | None = Field(None, alias="_id")
+    flags: dict[str, Any]
+
+
+class CombatDeleteData(BaseModel):
+    """``combat.delete()``: the rules ended the combat."""
+
+    model_config = _DOC
+
+    id: str | None = Field(None, alias="_id")
+
+
+OUTBOUND: dict[str, type[BaseModel]] = {
+    "ChatMessage.create": ChatMessageData,
+    "Token.update": TokenUpdateData,
+    "Combatant.update": CombatantUpdateData,
+    "Combat.update": CombatUpdateData,
+    "Combat.delete": CombatDeleteData,
+    "Scene.update": SceneUpdateData,
+}

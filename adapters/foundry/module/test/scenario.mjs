@@ -1,0 +1,189 @@
+// Kevin's corner Ready and a Stand Off, played end to end: the module's own code against the
+// Foundry stand-in, talking to a real `vttbridge serve`. Shared by the Node test (which imports
+// src/module.js) and the Chromium page (which imports the built dist/vttbridge.js).
+//
+// Cast (Spycraft 2.0, rules.md "Ready" rule 3): Kevin (IC 22, Reflex +14) readies a shot at
+// whoever rounds the corner, on the attempt. His ally Gary comes round at IC 14: the move is
+// held, Kevin holds back (Reflex save), his IC drops to 14, Gary's move completes, nobody is
+// shot. Next round Kevin readies again; the Thug (IC 10) comes round: held, Kevin fires before
+// the Thug completes the move. Then the Thug attacks Kevin, Kevin stands off, and damage
+// entered on the Thug's sheet ends the stand off.
+
+import { calls, installFoundry, notes, ChatMessage, Hooks } from "./foundry-stub.mjs";
+
+export const IDS = {
+  gm: "gM0000000000000A",
+  kevinPlayer: "kT3rPq8Zx1LmNo2B",
+  scene: "sWarehouse000001",
+  kevin: "tKevin0000000001",
+  gary: "tGary00000000002",
+  thug: "tThug00000000003",
+  combat: "cCombat000000001",
+};
+
+export function world() {
+  const token = (id, name, actorId, x, y, extra = {}) => ({
+    _id: id, name, actorId, actorLink: true, x, y, elevation: 0, width: 1, height: 1,
+    disposition: 1, hidden: false, flags: {}, ...extra,
+  });
+  const attrs = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { value: v }]));
+  return {
+    userId: IDS.gm,
+    users: [
+      { _id: IDS.gm, name: "Dana", role: 4, active: true },
+      { _id: IDS.kevinPlayer, name: "Kevin's player", role: 1, active: true },
+    ],
+    actors: [
+      { _id: "aKevin0000000001", name: "Kevin", type: "character", ownership: { default: 0, [IDS.kevinPlayer]: 3 },
+        system: { attributes: attrs({ reflex: 14, initiative: 5, action_dice: 2, bab: 3, wisdom: 12 }) } },
+      { _id: "aGary00000000002", name: "Gary", type: "character", ownership: { default: 0 },
+        system: { attributes: attrs({ reflex: 2, initiative: 0 }) } },
+      { _id: "aThug00000000003", name: "Thug", type: "npc", ownership: { default: 0 },
+        system: { attributes: { ...attrs({ bab: 1, reflex: 1 }), wounds: { value: 10, max: 10 } } } },
+    ],
+    scenes: [{
+      _id: IDS.scene, name: "Warehouse", active: true,
+      grid: { type: 1, size: 100, distance: 5, units: "ft" },
+      tokens: [
+        token(IDS.kevin, "Kevin", "aKevin0000000001", 800, 500),
+        token(IDS.gary, "Gary", "aGary00000000002", 1300, 500),
+        token(IDS.thug, "Thug", "aThug00000000003", 1300, 800, { actorLink: false, disposition: -1, delta: {} }),
+      ],
+      // a v12+ Region: cells 10-11 x 4-6
+      regions: [{ _id: "rCorner000000001", name: "corner", shapes: [{ type: "rectangle", x: 1000, y: 400, width: 200, height: 300, rotation: 0, hole: false }] }],
+    }],
+    combats: [{
+      _id: IDS.combat, scene: IDS.scene, active: true, round: 1, turn: 0,
+      combatants: [
+        { _id: "cKevin0000000001", tokenId: IDS.kevin, actorId: "aKevin0000000001", sceneId: IDS.scene, name: "Kevin", initiative: 22 },
+        { _id: "cGary00000000002", tokenId: IDS.gary, actorId: "aGary00000000002", sceneId: IDS.scene, name: "Gary", initiative: 14 },
+        { _id: "cThug00000000003", tokenId: IDS.thug, actorId: "aThug00000000003", sceneId: IDS.scene, name: "Thug", initiative: 10 },
+      ],
+    }],
+  };
+}
+
+function check(ok, message) {
+  if (!ok) throw new Error(`check failed: ${message}`);
+}
+
+async function waitFor(what, pred, ms = 10000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = pred();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
+const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+const chatIndex = (pattern) => calls.findIndex((c) => c.op === "ChatMessage.create" && pattern.test(text(c.data.content)));
+
+/**
+ * Play the encounter. `load()` imports the module under test (after the stand-in is
+ * installed); `bridge` = {url, world, key}. Returns the chat log as the GM saw it.
+ */
+export async function playCorner({ load, bridge, log = () => {} }) {
+  const foundry = installFoundry(world());
+  await load();
+  const scene = foundry.game.scenes.get(IDS.scene);
+  const combat = foundry.game.combats.get(IDS.combat);
+  const tok = (id) => scene.tokens.get(id);
+  const say = (userId, content, token) =>
+    ChatMessage.post({ content, speaker: token ? { scene: IDS.scene, token, actor: tok(token).actorId, alias: tok(token).name } : { alias: "Dana" } }, {}, userId);
+  const promptFor = async (player, pattern) => {
+    const msg = await waitFor(`a question to ${player}`, () =>
+      chats().find((d) => d.flags?.vttbridge?.prompt && d.whisper?.includes(player) && pattern.test(text(d.content)) && !d.seen && (d.seen = true)));
+    return msg.flags.vttbridge.prompt;
+  };
+
+  // -- link: the ready hook connects, the snapshot adopts the tracker's combat ------------------
+  await foundry.boot({ serverUrl: bridge.url, world: bridge.world, key: bridge.key });
+  await waitFor("the link notification", () => notes.find((n) => /linked to/.test(n.text)));
+  await waitFor("the combat adopted", () => chatIndex(/Combat adopted from the VTT: round 1, Kevin's turn/) >= 0);
+  log("linked; combat adopted");
+
+  // -- round 1: Kevin readies on the attempt ---------------------------------------------------
+  say(IDS.kevinPlayer, "!ready shoot --when corner --timing attempt", IDS.kevin);
+  const watchOn = await waitFor("the watch flag", () => scene.getFlag("vttbridge", "watch")?.watches?.length && scene.getFlag("vttbridge", "watch"));
+  check(watchOn.watches[0].exclude === IDS.kevin, "Kevin's own moves are not watched");
+  check(watchOn.watches[0].cells.length === 6, "the corner's 6 cells are watched");
+  await waitFor("Gary's turn", () => combat.turn === combat.turns.findIndex((c) => c.tokenId === IDS.gary));
+  log("Kevin readies; Gary's turn");
+
+  // an unwatched move goes through at once (no round trip): Thug steps 13,8 -> 14,8
+  await tok(IDS.thug).update({ x: 1400, y: 800 });
+  check(tok(IDS.thug).x === 1400, "an unwatched move is not held");
+
+  // -- Gary (ally) rounds the corner at IC 14: held until Kevin decides ------------------------
+  await tok(IDS.gary).update({ x: 1000, y: 500 });
+  check(tok(IDS.gary).x === 1300, "Gary's move is held");
+  const p1 = await promptFor(IDS.kevinPlayer, /Ready is triggered/);
+  await waitFor("Kevin's IC 14", () => combat.combatants.get("cKevin0000000001").initiative === 14);
+  check(tok(IDS.gary).x === 1300, "still held while Kevin decides");
+  say(IDS.kevinPlayer, `!answer ${p1} cancel`, IDS.kevin);
+  await waitFor("Gary's move completed", () => tok(IDS.gary).x === 1000);
+  const heldBack = chatIndex(/Kevin holds back \(Reflex \d+ vs DC 15\): no shoot/);
+  check(heldBack >= 0, "Kevin holds back after his Reflex save");
+  check(chatIndex(/takes his readied action/) < 0 && chatIndex(/fails his Reflex save/) < 0, "nobody is shot");
+  const garyRelease = calls.findIndex((c) => c.op === "Token.update" && c.id === IDS.gary && c.options?.vttbridge?.hold);
+  check(garyRelease > heldBack, "the Ready resolved before the move completed");
+  await waitFor("the watch cleared", () => scene.getFlag("vttbridge", "watch")?.watches?.length === 0);
+  log("Gary rounds the corner; Kevin holds back; Gary's move completes");
+
+  // -- to round 2: the tracker's own next-turn button, then !next --------------------------------
+  await combat.nextTurn(); // Gary's turn ends in Foundry -> the rules: Thug's turn
+  await waitFor("the Thug's turn", () => combat.combatant?.tokenId === IDS.thug);
+  say(IDS.gm, "!next");
+  await waitFor("round 2, Kevin's turn", () => combat.round === 2 && combat.combatant?.tokenId === IDS.kevin);
+  log("round 2: Kevin's turn (IC 14, ahead of Gary on Initiative bonus)");
+
+  // -- Kevin readies again; the Thug (enemy) rounds the corner at IC 10 ------------------------
+  say(IDS.kevinPlayer, "!ready shoot --when corner --timing attempt", IDS.kevin);
+  await waitFor("the watch flag again", () => scene.getFlag("vttbridge", "watch")?.watches?.length);
+  await waitFor("Gary's turn again", () => combat.combatant?.tokenId === IDS.gary);
+  say(IDS.gm, "!next");
+  await waitFor("the Thug's turn again", () => combat.combatant?.tokenId === IDS.thug);
+  await tok(IDS.thug).update({ x: 1100, y: 500 });
+  check(tok(IDS.thug).x === 1400, "the Thug's move is held");
+  const p2 = await promptFor(IDS.kevinPlayer, /Ready is triggered/);
+  say(IDS.kevinPlayer, `!answer ${p2} fire`, IDS.kevin);
+  await waitFor("the Thug's move completed", () => tok(IDS.thug).x === 1100);
+  const shot = chatIndex(/Kevin takes his readied action: shoot \(before the task/);
+  check(shot >= 0, "Kevin shoots the Thug");
+  const thugRelease = calls.findIndex((c) => c.op === "Token.update" && c.id === IDS.thug && c.options?.vttbridge?.hold);
+  check(thugRelease > shot, "the shot comes before the Thug completes his move");
+  await waitFor("Kevin's IC 10", () => combat.combatants.get("cKevin0000000001").initiative === 10);
+  log("the Thug rounds the corner; Kevin shoots first; the move completes");
+
+  // -- Stand Off: the Thug attacks Kevin, Kevin stands off, damage ends it -----------------------
+  say(IDS.gm, "!attack Kevin", IDS.thug);
+  const p3 = await promptFor(IDS.kevinPlayer, /Stand off\?/);
+  say(IDS.kevinPlayer, `!answer ${p3} stand_off`, IDS.kevin);
+  await waitFor("the stand off", () => chatIndex(/stand off/i) >= 0 && chats().some((d) => /vulnerable|stand off .*begins|stands off/i.test(text(d.content))));
+  // the GM enters 3 wounds on the Thug's sheet (an unlinked token: its delta, and its synthetic actor)
+  await tok(IDS.thug).update({ delta: { system: { attributes: { wounds: { value: 7 } } } } });
+  Hooks.callAll("updateActor", { id: "aThug00000000003", name: "Thug", type: "npc", uuid: `Scene.${IDS.scene}.Token.${IDS.thug}.Actor.aThug00000000003` },
+    { _id: "aThug00000000003", system: { attributes: { wounds: { value: 7 } } } }, { diff: true }, IDS.gm);
+  await waitFor("the stand off's end", () => chatIndex(/Stand off \S+ ends: everyone re-enters combat/) >= 0);
+  log("the Thug attacks; Kevin stands off; damage on the sheet ends it");
+
+  // -- connection loss and recovery: nothing is applied twice ----------------------------------
+  const applied = calls.length;
+  const b = globalThis.vttbridge;
+  const seq = b.lastSeq;
+  check(seq > 0 && Number(globalThis.localStorage.getItem(b.seqKey)) === seq, "the last applied seq is kept");
+  b.socket.disconnect();
+  await waitFor("the loss notification", () => notes.find((n) => /connection lost/.test(n.text)));
+  b.socket.connect();
+  await waitFor("the recovery notification", () => notes.find((n) => /connection recovered/.test(n.text)));
+  await new Promise((r) => setTimeout(r, 300));
+  check(calls.slice(applied).every((c) => c.op !== "Token.update"), "no command re-applied after reconnecting");
+  log("connection lost and recovered");
+
+  const transcript = chats().map((d) => `${d.whisper?.length ? "(whisper) " : ""}${text(d.content)}`);
+  b.stop();
+  return { transcript, calls: calls.map((c) => c.op) };
+}

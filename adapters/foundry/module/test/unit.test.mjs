@@ -1,0 +1,112 @@
+// The module's pieces without a bridge: the shared commands fixture applied with one Foundry
+// call each, seq bookkeeping, the watch geometry, and a held move when the bridge is away.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { calls, installFoundry, notes } from "./foundry-stub.mjs";
+import { cellOf, line, watchedMove } from "../src/geometry.js";
+
+const fixtures = new URL("../../../../tests/adapters/foundry/fixtures/", import.meta.url);
+const load = (name) => JSON.parse(readFileSync(new URL(name, fixtures), "utf8"));
+
+const snapshot = load("snapshot.json");
+const foundry = installFoundry({
+  userId: "gM0000000000000A",
+  users: snapshot.users.map((u) => ({ ...u, active: true })),
+  actors: [],
+  scenes: [{ ...snapshot.scene, active: true, tokens: snapshot.tokens }],
+  combats: [{ ...snapshot.combat }],
+});
+await import("../src/module.js");
+await foundry.boot({ serverUrl: "http://127.0.0.1:9", world: "w", key: "" }); // no key: not linked
+const bridge = globalThis.vttbridge;
+
+test("without a key the module says so and does not connect", () => {
+  assert.ok(notes.some((n) => n.level === "warn" && /not linked/.test(n.text)));
+  assert.equal(bridge.socket, null);
+});
+
+test("the shared commands each make one Foundry call", async () => {
+  const acks = [];
+  const before = calls.length;
+  for (const cmd of load("commands.json")) await bridge.onCommand(cmd, (a) => acks.push(a));
+  const made = calls.slice(before);
+  assert.deepEqual(made.map((c) => c.op), ["ChatMessage.create", "Token.update", "Combatant.update"]);
+  assert.ok(acks.every((a) => a.ok), JSON.stringify(acks));
+  const [chat, move, ini] = made;
+  assert.equal(chat.data.content, "<p>Kevin enters a stand off with Thug.</p>");
+  assert.equal(chat.data.flags.vttbridge.seq, 77);
+  assert.deepEqual(move.changes, { x: 1300, y: 700 });
+  assert.equal(move.options.animate, false);
+  assert.equal(move.options.vttbridge.seq, 78);
+  const thug = foundry.game.scenes.get("NUEDEFAULTSCENE0").tokens.get("Zq9XbC2dE4fG6hJ8");
+  assert.equal(thug.x, 1300);
+  assert.deepEqual(ini.changes, { initiative: 17 });
+  assert.equal(foundry.game.combats.get("cB7tRk1Qw2Ee3Rr4").combatants.get("cKevin0000000001").initiative, 17);
+  assert.equal(bridge.lastSeq, 79);
+});
+
+test("a command already applied is acknowledged and skipped", async () => {
+  const before = calls.length;
+  let ack;
+  await bridge.onCommand({ seq: 78, op: "Token.update", data: { _id: "Zq9XbC2dE4fG6hJ8", x: 0, y: 0 } }, (a) => (ack = a));
+  assert.deepEqual(ack, { ok: true, duplicate: true });
+  assert.equal(calls.length, before);
+});
+
+test("a command the module cannot apply is refused with a code", async () => {
+  let ack;
+  await bridge.onCommand({ seq: 80, op: "Token.update", data: { _id: "nope" } }, (a) => (ack = a));
+  assert.equal(ack.ok, false);
+  assert.equal(ack.error.code, "unknown_token");
+  await bridge.onCommand({ seq: 81, op: "Macro.execute", data: {} }, (a) => (ack = a));
+  assert.equal(ack.error.code, "unknown_op");
+  assert.equal(bridge.lastSeq, 81); // refused commands are not retried
+});
+
+test("turns are found by token, against Foundry's own order", async () => {
+  const combat = foundry.game.combats.get("cB7tRk1Qw2Ee3Rr4");
+  await bridge.onCommand({ seq: 82, op: "Combat.update", data: { round: 2, turn: 0, tokenId: "Zq9XbC2dE4fG6hJ8" } }, () => {});
+  assert.equal(combat.round, 2);
+  assert.equal(combat.combatant.tokenId, "Zq9XbC2dE4fG6hJ8");
+});
+
+test("a combatant not in the tracker is added", async () => {
+  const combat = foundry.game.combats.get("cB7tRk1Qw2Ee3Rr4");
+  combat.combatants.delete("cGary00000000002");
+  await bridge.onCommand({ seq: 83, op: "Combatant.update", data: { tokenId: "tGary00000000002", initiative: 9 } }, () => {});
+  assert.equal(calls.at(-1).op, "Combatant.create");
+  assert.equal(combat.combatants.find((c) => c.tokenId === "tGary00000000002").initiative, 9);
+});
+
+test("whispers to 'GM' go to Foundry's GMs", async () => {
+  await bridge.onCommand({ seq: 84, op: "ChatMessage.create", data: { content: "<p>x</p>", whisper: ["GM"] } }, () => {});
+  assert.deepEqual(calls.at(-1).data.whisper, ["gM0000000000000A"]);
+});
+
+test("cells and lines match the bridge's", () => {
+  assert.deepEqual(cellOf(1300, 600, 100), [13, 6]);
+  assert.deepEqual(cellOf(1300, 600, 50, 2, 2), [27, 13]);
+  assert.deepEqual(line([0, 0], [3, 1]), [[0, 0], [1, 0], [2, 1], [3, 1]]);
+  const watch = { watches: [{ cells: [[10, 5]], token: null, exclude: "k" }] };
+  const tok = { _id: "t", x: 1300, y: 500, width: 1, height: 1 };
+  assert.equal(watchedMove(tok, { x: 1000, y: 500 }, watch, 100), true); // crosses 10,5
+  assert.equal(watchedMove(tok, { x: 1100, y: 500 }, watch, 100), false); // stops short
+  assert.equal(watchedMove({ ...tok, _id: "k" }, { x: 1000, y: 500 }, watch, 100), false); // excluded
+  assert.equal(watchedMove({ ...tok, x: 1000 }, { x: 900, y: 500 }, watch, 100), false); // leaving
+  assert.equal(watchedMove(tok, { x: 0, y: 0 }, { watches: [{ cells: null }] }, 100), true);
+  assert.equal(watchedMove(tok, { hidden: true }, { watches: [{ cells: null }] }, 100), false);
+});
+
+test("a watched move with the bridge away goes through and says so", async () => {
+  const scene = foundry.game.scenes.get("NUEDEFAULTSCENE0");
+  await scene.update({ flags: { vttbridge: { watch: { watches: [{ cells: [[10, 5]] }], budget_ms: 50 } } } });
+  const gary = scene.tokens.get("tGary00000000002");
+  await gary.update({ x: 900, y: 500 }); // 11,5 -> 9,5 crosses 10,5
+  assert.equal(calls.findLast((c) => c.op === "Token.update" && c.id === gary.id && !c.options.vttbridge)?.cancelled, true);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(gary.x, 900);
+  const notice = calls.findLast((c) => c.op === "ChatMessage.create");
+  assert.match(notice.data.content, /vttbridge is not connected: Gary(&#39;|')s move went through/);
+  assert.deepEqual(notice.data.whisper, ["gM0000000000000A"]);
+});

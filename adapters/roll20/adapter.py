@@ -1,0 +1,808 @@
+"""The Roll20 adapter: Mod-sandbox event payloads to domain events, effects to Roll20 calls.
+
+Inbound events are the Roll20 event names the Mod script forwards (see :data:`INBOUND`); every
+command out is one sandbox call the Mod makes: ``sendChat``, ``set`` on a graphic,
+``Campaign.set`` of the turn order (merged there with the live order, see
+:func:`adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod holds).
+
+Two things differ from Foundry and shape this module:
+
+- **No echo, no "before" events.** Roll20 fires no event for a change a script makes, so the
+  bridge's own writes never come back and need no marking. And there is no ``preUpdate`` hook: a
+  move has already happened when ``change:graphic`` fires. For a Ready that intercedes on a move's
+  *attempt*, the Mod puts the token back to its ``prev`` position at once and forwards the move
+  with ``held: true``; the bridge resolves the Ready, then completes the move with a ``set`` (or
+  does not, if the rules stopped it). Players see the token hop back and then go on, where in
+  Foundry the move simply waits.
+- **Pixels.** ``left``/``top`` are the token's centre; a cell is 70 px x the page's
+  ``snapping_increment`` and spans ``scale_number`` units. Change events carry no page, so the
+  Mod adds the page's geometry to each token event. Commands that place a token carry the cell
+  too, and the Mod converts it with the page's live grid.
+
+The adapter keeps no state; what it needs beyond the payload it reads from the world.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from adapters.base import Adapter, Command, Inbound, TranslationError
+from rules.characters import Character
+from rules.geometry import Cell, Grid, roll20_cell, roll20_xy
+from sdk import effects as fx
+from sdk import events as ev
+from sdk.events import Event
+
+from .models import (
+    BAR_NAMES,
+    AddGraphic,
+    Bars,
+    CampaignSetData,
+    ChangeAttribute,
+    ChangeGraphic,
+    ChangeTurnorder,
+    CharacterObj,
+    ChatMessageEvent,
+    ChatMsg,
+    DestroyGraphic,
+    Graphic,
+    MoveWatch,
+    Page,
+    SendChatData,
+    SetData,
+    Snapshot,
+    TurnOrderPatch,
+    TurnRow,
+    WatchData,
+    parse_lastmove,
+)
+from .turnorder import TurnEntry, TurnOrderError, parse_turnorder, round_counter
+
+log = logging.getLogger(__name__)
+
+SPEAKER = "VTTBridge"
+"""``speakingAs`` of the bridge's own chat lines."""
+COMMAND = "vttbridge"
+"""The Mod's own chat command (``!vttbridge``); never forwarded as a domain command."""
+HP = "hp"
+DAMAGE_STATS = frozenset({HP, "vitality", "wounds"})
+"""Bar meanings whose decrease is damage (:class:`sdk.events.DamageDealt`)."""
+_INLINE = re.compile(r"\$\[\[(\d+)\]\]")
+
+INBOUND: dict[str, type[Inbound]] = {
+    "snapshot": Snapshot,
+    "change:graphic": ChangeGraphic,
+    "add:graphic": AddGraphic,
+    "destroy:graphic": DestroyGraphic,
+    "change:campaign:turnorder": ChangeTurnorder,
+    "chat:message": ChatMessageEvent,
+    "change:attribute": ChangeAttribute,
+}
+OUTBOUND: dict[str, type[BaseModel]] = {
+    "sendChat": SendChatData,
+    "set": SetData,
+    "Campaign.set": CampaignSetData,
+    "watch": WatchData,
+}
+
+
+# -- reading the world ---------------------------------------------------------------------------
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _token(world: Any, token_id: str | None) -> Any:
+    return (_get(world, "tokens") or {}).get(token_id) if token_id else None
+
+
+def _player(world: Any, player_id: str | None) -> Any:
+    return (_get(world, "players") or {}).get(player_id) if player_id else None
+
+
+def cell_px(world: Any, page: Page | None, page_id: str | None = None) -> float:
+    """Pixels per cell: the event's page, else the scene the world knows (``pixels``, as the
+    Foundry adapter also reads it), else Roll20's default of 70."""
+    if page is not None:
+        return page.cell_px
+    scenes = _get(world, "scenes") or {}
+    scene = scenes.get(page_id or _get(world, "active_scene")) if scenes else None
+    for obj in (scene, _get(scene, "grid")):
+        v = _get(obj, "pixels")
+        if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
+            return float(v)
+    return 70.0
+
+
+def _cell(left: float, top: float, px: float) -> Cell:
+    return roll20_cell(left, top, px / 70.0)
+
+
+def _sub(event_id: str, earlier: list[Any]) -> str:
+    """A distinct id for the second and later events one payload produces."""
+    return f"{event_id}#{len(earlier)}" if earlier else event_id
+
+
+def _number(text: Any) -> float | None:
+    try:
+        v = float(str(text).strip())
+    except (TypeError, ValueError):
+        return None
+    return v if v == v else None
+
+
+STAT_FIELDS = frozenset(Character.model_fields) - {"id", "name"}
+
+
+def coerce_stat(name: str, value: Any) -> Any:
+    """A Roll20 attribute or bar value (always text there) as the Character field wants it:
+    ``"25"`` -> 25, ``"12.5"`` -> 12.5, ``"on"``/``"true"`` -> True. Other text stays text."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    low = text.lower()
+    if low in ("true", "on", "yes"):
+        return True
+    if low in ("false", "off", "no", ""):
+        return False if name in ("quick_witted", "burrowing") else text
+    num = _number(text)
+    if num is None:
+        return text
+    return int(num) if num.is_integer() else num
+
+
+def pick_stats(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """The entries of ``raw`` that are Character stats, coerced; others are logged and dropped
+    (a sheet full of attributes should not make a whole snapshot fail)."""
+    out = {}
+    for name, value in raw.items():
+        key = name.strip().lower()
+        if key not in STAT_FIELDS:
+            log.debug("Roll20: %s: %r is not a rules stat; ignored", where, name)
+            continue
+        out[key] = coerce_stat(key, value)
+    return out
+
+
+def _bar_stats(obj: Graphic, bars: Bars) -> dict[str, Any]:
+    stats = {}
+    for bar, meaning in bars.items():
+        if meaning == HP or meaning not in STAT_FIELDS or bar not in BAR_NAMES:
+            continue
+        value, _ = obj.bar(bar)
+        num = _number(value)
+        if num is not None:
+            stats[meaning] = int(num) if num.is_integer() else num
+    return stats
+
+
+def _owners(
+    world: Any, controlledby: list[str], players: dict[str, Any] | None = None
+) -> list[str]:
+    """Player ids controlling a token; ``all`` means every non-GM player the world knows."""
+    known = players if players is not None else (_get(world, "players") or {})
+    out: list[str] = []
+    for pid in controlledby:
+        if pid == "all":
+            out.extend(p for p, v in known.items() if _get(v, "role", "player") == "player")
+        else:
+            out.append(pid)
+    return list(dict.fromkeys(out))
+
+
+# -- the adapter ---------------------------------------------------------------------------------
+
+
+class Roll20Adapter(Adapter):
+    """Roll20 through the VTTBridge Mod script and relay, on the ``/roll20`` namespace."""
+
+    name: ClassVar[str] = "roll20"
+    version: ClassVar[str] = "1"
+    inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
+    outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
+
+    # =============================================================================================
+    # in
+    # =============================================================================================
+    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+        handler = {
+            "snapshot": self._in_snapshot,
+            "change:graphic": self._in_change_graphic,
+            "add:graphic": self._in_add_graphic,
+            "destroy:graphic": self._in_destroy_graphic,
+            "change:campaign:turnorder": self._in_turnorder,
+            "chat:message": self._in_chat,
+            "change:attribute": self._in_attribute,
+        }.get(event)
+        if handler is None:
+            raise TranslationError("unknown_event", f"The Roll20 adapter has no {event!r} event.")
+        return handler(payload, world)  # type: ignore[operator]
+
+    # -- snapshot -----------------------------------------------------------------------------
+    def _in_snapshot(self, p: Snapshot, world: Any) -> list[Event]:
+        page = p.page
+        px = page.cell_px
+        players = {
+            pl.id: ev.Player(id=pl.id, name=pl.displayname, role="gm" if pl.isGM else "player")
+            for pl in p.players
+        }
+        chars: dict[str, CharacterObj] = {c.id: c for c in p.characters}
+        tokens = []
+        for i, g in enumerate(p.graphics):
+            if not g.is_token or (page.id and g.pageid and g.pageid != page.id):
+                continue
+            tokens.append(
+                self._token_data(
+                    g, px, page.id or None, p.bars, world, chars, players, f"graphics.{i}"
+                )
+            )
+        try:
+            rows = parse_turnorder(p.campaign.turnorder)
+        except TurnOrderError as e:
+            raise TranslationError("bad_turnorder", str(e), "campaign.turnorder") from None
+        known = {t.id for t in tokens}
+        token_rows = [r for r in rows if not r.is_custom and r.id in known]
+        combat = None
+        if token_rows:
+            counter = round_counter(rows)
+            rnd = counter.ic if counter is not None and counter.ic else 1
+            current = rows[0].id if not rows[0].is_custom and rows[0].id in known else None
+            combat = ev.CombatData(
+                round=max(1, rnd), active=current, initiative={r.id: r.ic for r in token_rows}
+            )
+        scene_extra = {"pixels": px} if "pixels" in ev.SceneData.model_fields else {}
+        scene = ev.SceneData(
+            id=page.id or "page",
+            name=page.name,
+            grid=Grid(
+                distance=page.scale_number * (page.snapping_increment or 1.0),
+                units=page.scale_units or "ft",
+                metric=page.metric,
+            ),
+            **scene_extra,
+        )
+        actors = [
+            ev.ActorData(id=c.id, name=c.name, stats=pick_stats(c.stats, f"characters.{i}"))
+            for i, c in enumerate(p.characters)
+        ]
+        return [
+            ev.SceneSnapshot(
+                id=p.id,
+                scene=scene,
+                tokens=tokens,
+                combat=combat,
+                players=list(players.values()),
+                actors=actors,
+            )
+        ]
+
+    def _token_data(
+        self,
+        g: Graphic,
+        px: float,
+        scene: str | None,
+        bars: Bars,
+        world: Any,
+        chars: dict[str, CharacterObj] | None = None,
+        players: dict[str, Any] | None = None,
+        where: str = "obj",
+    ) -> ev.TokenData:
+        control = g.owners
+        char = (chars or {}).get(g.represents) if g.represents else None
+        if not control and char is not None:
+            control = [c.strip() for c in char.controlledby.split(",") if c.strip()]
+        owners = _owners(world, control, players)
+        gms = {
+            pid
+            for pid, pl in (players or _get(world, "players") or {}).items()
+            if _get(pl, "role") == "gm"
+        }
+        owners = [o for o in owners if o not in gms]
+        try:
+            return ev.TokenData(
+                id=g.id,
+                name=g.name,
+                actor=g.represents or None,
+                cell=_cell(g.left, g.top, px),
+                scene=scene or g.pageid or None,
+                linked=g.linked,
+                owners=owners,
+                disposition=1 if owners else -1,
+                hidden=g.layer == "gmlayer",
+                stats=_bar_stats(g, bars),
+            )
+        except ValueError as e:
+            raise TranslationError("bad_payload", str(e), where) from None
+
+    # -- tokens -------------------------------------------------------------------------------
+    def _other_page(self, g: Graphic, world: Any) -> bool:
+        active = _get(world, "active_scene")
+        return bool(active and g.pageid and g.pageid != active)
+
+    def _in_add_graphic(self, p: AddGraphic, world: Any) -> list[Event]:
+        g = p.obj
+        if not g.is_token or self._other_page(g, world) or _token(world, g.id) is not None:
+            return []
+        px = cell_px(world, p.page, g.pageid)
+        return [ev.TokenCreated(id=p.id, token=self._token_data(g, px, g.pageid, p.bars, world))]
+
+    def _in_destroy_graphic(self, p: DestroyGraphic, world: Any) -> list[Event]:
+        if _token(world, p.obj.id) is None:
+            return []
+        return [ev.TokenRemoved(id=p.id, token=p.obj.id)]
+
+    def _in_change_graphic(self, p: ChangeGraphic, world: Any) -> list[Event]:
+        g, prev = p.obj, p.prev
+        if self._other_page(g, world):
+            return []
+        px = cell_px(world, p.page, g.pageid)
+        if _token(world, g.id) is None:
+            if not g.is_token:
+                return []
+            # dropped before the link, or its add was missed: adopt it where it stands
+            return [
+                ev.TokenCreated(id=p.id, token=self._token_data(g, px, g.pageid, p.bars, world))
+            ]
+        if not g.is_token:  # moved to the map layer, or turned into a card
+            return [ev.TokenRemoved(id=p.id, token=g.id)]
+        out: list[Event] = []
+        moved = (prev.left is not None and prev.left != g.left) or (
+            prev.top is not None and prev.top != g.top
+        )
+        if moved and p.held:
+            # the attempt: the Mod put the token back; the same id pairs the two events for
+            # the holds script, which releases the move once the Ready has resolved
+            out.append(ev.ActionDeclared(id=p.id, token=g.id, action="move", phase="attempt"))
+            out.append(self._moved(p, px, world))
+        elif moved:
+            out.append(self._moved(p, px, world))
+        fields = self._changed_fields(p, world)
+        if fields:
+            out.append(ev.TokenUpdated(id=_sub(p.id, out), token=g.id, **fields))
+        for bar, meaning in p.bars.items():
+            if meaning not in DAMAGE_STATS or bar not in BAR_NAMES:
+                continue
+            before = _number(getattr(prev, f"{bar}_value", None))
+            after = _number(g.bar(bar)[0])
+            if before is not None and after is not None and after < before:
+                amount = before - after
+                out.append(
+                    ev.DamageDealt(
+                        id=_sub(p.id, out),
+                        token=g.id,
+                        amount=int(amount) if amount.is_integer() else int(amount) + 1,
+                        kind=f"roll20:{bar}",
+                    )
+                )
+        return out
+
+    def _moved(self, p: ChangeGraphic, px: float, world: Any) -> ev.TokenMoved:
+        g, prev = p.obj, p.prev
+        end = _cell(g.left, g.top, px)
+        start = _cell(
+            prev.left if prev.left is not None else g.left,
+            prev.top if prev.top is not None else g.top,
+            px,
+        )
+        path: list[Cell] = []
+        if g.lastmove and g.lastmove != (prev.lastmove or ""):
+            try:
+                pts = parse_lastmove(g.lastmove)
+            except ValueError:
+                raise TranslationError(
+                    "bad_lastmove",
+                    f"lastmove must be 'x0,y0[,x1,y1...]' in px, not {g.lastmove!r}.",
+                    "obj.lastmove",
+                ) from None
+            cells = [_cell(x, y, px) for x, y in pts]
+            if cells and cells[0] == start:
+                path = [c for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]
+                if path[-1] != end:
+                    path.append(end)
+                if len(path) <= 2:
+                    path = []  # a straight move: no waypoints to report
+        return ev.TokenMoved(id=p.id, token=g.id, to_cell=end, from_cell=start, path=path)
+
+    def _changed_fields(self, p: ChangeGraphic, world: Any) -> dict[str, Any]:
+        g, prev = p.obj, p.prev
+        fields: dict[str, Any] = {}
+        if prev.name is not None and prev.name != g.name:
+            fields["name"] = g.name
+        if prev.layer is not None and prev.layer != g.layer:
+            fields["hidden"] = g.layer == "gmlayer"
+        if prev.represents is not None and prev.represents != g.represents:
+            fields["actor"] = g.represents or None
+        if prev.controlledby is not None and prev.controlledby != g.controlledby:
+            owners = _owners(world, g.owners)
+            gms = {
+                pid
+                for pid, pl in (_get(world, "players") or {}).items()
+                if _get(pl, "role") == "gm"
+            }
+            fields["owners"] = [o for o in owners if o not in gms]
+            fields["disposition"] = 1 if fields["owners"] else -1
+        stats = {}
+        for bar, meaning in p.bars.items():
+            if meaning == HP or meaning not in STAT_FIELDS or bar not in BAR_NAMES:
+                continue
+            before = getattr(prev, f"{bar}_value", None)
+            if before is not None and before != g.bar(bar)[0]:
+                stats.update(_bar_stats(g, {bar: meaning}))
+        if stats:
+            fields["stats"] = stats
+        return fields
+
+    # -- turn order ---------------------------------------------------------------------------
+    def _in_turnorder(self, p: ChangeTurnorder, world: Any) -> list[Event]:
+        try:
+            rows = parse_turnorder(p.obj.turnorder)
+        except TurnOrderError as e:
+            raise TranslationError("bad_turnorder", str(e), "obj.turnorder") from None
+        try:
+            before = parse_turnorder(p.prev.turnorder)
+        except TurnOrderError as e:
+            raise TranslationError("bad_turnorder", str(e), "prev.turnorder") from None
+        tokens = _get(world, "tokens") or {}
+
+        def ours(r: TurnEntry) -> bool:
+            return not r.is_custom and (not tokens or r.id in tokens)
+
+        now = {r.id: r for r in rows if ours(r)}
+        was = {r.id: r for r in before if ours(r)}
+        out: list[Event] = []
+        enc = _get(world, "encounter")
+        in_combat = bool(_get(enc, "round", 0))
+        if now and not was and not in_combat:
+            initiative = {tid: r.ic for tid, r in now.items() if r.ic is not None}
+            out.append(ev.CombatStarted(id=p.id, tokens=list(now), initiative=initiative))
+            return out
+        if was and not now:
+            if in_combat:
+                out.append(ev.CombatEnded(id=p.id))
+            return out
+        for tid, r in now.items():
+            old = was.get(tid)
+            if r.ic is None:
+                continue
+            if old is None or old.ic != r.ic:
+                out.append(
+                    ev.InitiativeChanged(
+                        id=_sub(p.id, out),
+                        token=tid,
+                        ic=r.ic,
+                        old=old.ic if old is not None else None,
+                        reason="roll20 turn order",
+                    )
+                )
+        cur = rows[0] if rows else None
+        old_cur = before[0] if before else None
+        counter, old_counter = round_counter(rows), round_counter(before)
+        rnd = counter.ic if counter is not None else None
+        new_round = None
+        if counter is not None and old_counter is not None:
+            if rnd is not None and old_counter.ic is not None and rnd > old_counter.ic:
+                new_round = rnd
+        elif (
+            cur is not None
+            and old_cur is not None
+            and cur.id != old_cur.id
+            and ours(cur)
+            and ours(old_cur)
+            and cur.ic is not None
+            and old_cur.ic is not None
+            and cur.ic > old_cur.ic
+        ):  # no round counter: the count wrapped from low to high
+            new_round = int(_get(enc, "round", 0) or 0) + 1
+        if new_round is not None:
+            out.append(ev.RoundStarted(id=_sub(p.id, out), round=new_round))
+        if cur is not None and ours(cur) and (old_cur is None or cur.id != old_cur.id):
+            out.append(
+                ev.TurnStarted(
+                    id=_sub(p.id, out),
+                    token=cur.id,
+                    round=new_round if new_round is not None else rnd,
+                    ic=cur.ic,
+                )
+            )
+        return out
+
+    # -- chat ---------------------------------------------------------------------------------
+    def _in_chat(self, p: ChatMessageEvent, world: Any) -> list[Event]:
+        msg = p.msg
+        player = msg.playerid or None
+        role = self._role(p, world)
+        token = next((s.id for s in msg.selected if s.type == "graphic"), None)
+        if token is not None and _token(world, token) is None:
+            token = None  # a selected drawing or a token of another page
+        actor = _get(_token(world, token), "actor") if token else None
+        who: dict[str, Any] = {"token": token, "actor": actor, "player": player, "role": role}
+        if msg.type in ("rollresult", "gmrollresult"):
+            try:
+                res = msg.roll_result()
+            except ValueError:
+                raise TranslationError(
+                    "bad_roll",
+                    "A rollresult's content must be Roll20's roll JSON.",
+                    "msg.content",
+                ) from None
+            total = f"{res.total:g}"
+            text = f"{msg.origRoll} = {total}" if msg.origRoll else f"Roll = {total}"
+            return [ev.ChatMessage(id=p.id, text=text, **who)]
+        text = substitute_inline_rolls(msg)
+        if msg.type == "api":
+            cmd = ev.ChatCommand.parse(text, id=p.id, **who)
+            if cmd is None or cmd.name == COMMAND:
+                return []
+            return [cmd]
+        text = strip_html(text)
+        if not text:
+            return []
+        return [ev.ChatMessage(id=p.id, text=text, **who)]
+
+    @staticmethod
+    def _role(p: ChatMessageEvent, world: Any) -> str:
+        """GM when the sandbox said so (``playerIsGM``); without that, what the world knows of
+        the player. The ``" (GM)"`` suffix of ``who`` is never trusted (a name can hold it)."""
+        if p.playerIsGM is not None:
+            return "gm" if p.playerIsGM else "player"
+        return _get(_player(world, p.msg.playerid), "role", "player") or "player"
+
+    def _in_attribute(self, p: ChangeAttribute, world: Any) -> list[Event]:
+        stats = pick_stats({p.obj.name: p.obj.current}, "obj")
+        if not stats:
+            return []
+        return [ev.ActorUpdated(id=p.id, actor=p.obj.characterid, stats=stats)]
+
+    # =============================================================================================
+    # out
+    # =============================================================================================
+    def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
+        match effect:
+            case fx.PostChat():
+                return [
+                    self._chat(escape_chat(effect.text), effect.whisper_to, effect.speaker, world)
+                ]
+            case fx.AskPlayer():
+                return [self._ask(effect, world)]
+            case fx.UpdateToken():
+                return self._set_token(effect, world)
+            case fx.SetInitiative():
+                return [self._set_initiative(effect, world)]
+            case fx.AdvanceTurn():
+                return [self._advance(effect, world)]
+        kind = str(getattr(effect, "type", type(effect).__name__))
+        if kind.endswith("watch_moves"):
+            return [self._watch(effect, world)]
+        if kind.endswith("release_move"):
+            return self._release(effect, world)
+        log.warning("Roll20 adapter: no command for effect %s", kind)
+        return []
+
+    def _chat(self, body: str, whisper_to: str | None, speaker: str | None, world: Any) -> Command:
+        prefix = ""
+        if whisper_to == "gm":
+            prefix = "/w gm "
+        elif whisper_to is not None:
+            name = _get(_player(world, whisper_to), "name")
+            if name:
+                prefix = f'/w "{name.replace(chr(34), "")}" '
+            else:
+                log.warning("Roll20: no player %r to whisper to; whispering the GM", whisper_to)
+                prefix = "/w gm "
+                body = f"(for {html.escape(whisper_to)}) {body}"
+        elif body.startswith("/"):
+            body = "&#47;" + body[1:]
+        data = SendChatData(
+            speakingAs=_speaking_as(speaker, world),
+            message=prefix + body,
+            options={"noarchive": False},
+        )
+        return Command(op="sendChat", data=data.model_dump())
+
+    def _ask(self, a: fx.AskPlayer, world: Any) -> Command:
+        question = escape_chat(a.question or a.text)
+        buttons = " ".join(
+            f"[{escape_chat(_label(o, world))}](!answer {a.prompt} {_button_arg(o)})"
+            for o in a.options
+        )
+        wait = f" (default {escape_chat(_label(a.default, world))}" + (
+            f" in {a.timeout:g} s)" if a.timeout else ")"
+        )
+        body = f"{question}<br>{buttons}{wait}"
+        return self._chat(body, a.player, None, world)
+
+    def _set_token(self, u: fx.UpdateToken, world: Any) -> list[Command]:
+        tok = _token(world, u.token)
+        attrs: dict[str, Any] = {}
+        cell = None
+        if u.cell is not None:
+            px = cell_px(world, None, _get(tok, "scene"))
+            left, top = roll20_xy(u.cell, px / 70.0)
+            attrs["left"], attrs["top"] = _px(left), _px(top)
+            cell = {"x": u.cell.x, "y": u.cell.y}
+        for key, value in u.fields.items():
+            if key == "name":
+                attrs["name"] = str(value)
+            elif key == "hidden":
+                attrs["layer"] = "gmlayer" if value else "objects"
+            elif key == "owners":
+                attrs["controlledby"] = ",".join(value or [])
+            else:
+                log.warning("Roll20 adapter: token field %r is not written to Roll20", key)
+        if not attrs:
+            return []
+        data = SetData(id=u.token, attrs=attrs, cell=cell)
+        return [Command(op="set", data=data.model_dump(exclude_none=True))]
+
+    def _set_initiative(self, s: fx.SetInitiative, world: Any) -> Command:
+        page = _get(_token(world, s.token), "scene") or _get(world, "active_scene")
+        patch = TurnOrderPatch(
+            set=[TurnRow(id=s.token, pr=s.ic, pageid=page)], order=_acting_order(world)
+        )
+        return _campaign_set(patch)
+
+    def _advance(self, a: fx.AdvanceTurn, world: Any) -> Command:
+        if a.round == 0 and a.token is None:  # the combat ended: drop the bridge's rows only
+            enc = _get(world, "encounter")
+            ours = set((_get(world, "tokens") or {}).keys()) | set(
+                (_get(enc, "combatants") or {}).keys()
+            )
+            return _campaign_set(TurnOrderPatch(remove=sorted(ours)))
+        rows = []
+        if a.token is not None and a.ic is not None:
+            page = _get(_token(world, a.token), "scene") or _get(world, "active_scene")
+            rows.append(TurnRow(id=a.token, pr=a.ic, pageid=page))
+        patch = TurnOrderPatch(
+            set=rows, order=_acting_order(world), current=a.token, round=a.round or None
+        )
+        return _campaign_set(patch)
+
+    def _watch(self, effect: Any, world: Any) -> Command:
+        """The built-in holds script's watch set (``watch_moves``, see
+        :mod:`sdk.builtins.holds`) as the Mod's ``watch`` command."""
+        watches = []
+        for w in _get(effect, "watches", []) or []:
+            cells = _get(w, "cells")
+            watches.append(
+                MoveWatch(
+                    cells=None if cells is None else [(int(c[0]), int(c[1])) for c in cells],
+                    token=_get(w, "token"),
+                    exclude=_get(w, "exclude"),
+                )
+            )
+        data = WatchData(
+            page=_get(effect, "scene"), watches=watches, max_hold_ms=_get(effect, "max_hold_ms")
+        )
+        return Command(op="watch", data=data.model_dump())
+
+    def _release(self, effect: Any, world: Any) -> list[Command]:
+        """End a held move (``release_move``): put the token where the rules left it; the
+        Mod restores the move's path when that is where the player dragged it."""
+        cell = _get(effect, "cell")
+        token = _get(effect, "token")
+        if cell is None or token is None:
+            return []
+        cmds = self._set_token(fx.UpdateToken(token=token, cell=cell, animate=False), world)
+        for c in cmds:
+            c.data["release"] = _get(effect, "hold")
+        return cmds
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _campaign_set(patch: TurnOrderPatch) -> Command:
+    data = CampaignSetData(merge=patch)
+    return Command(op="Campaign.set", data=data.model_dump(exclude_none=True, by_alias=True))
+
+
+def _acting_order(world: Any) -> list[str] | None:
+    enc = _get(world, "encounter")
+    order = getattr(enc, "order", None)
+    if not callable(order):
+        return None
+    try:
+        return list(order())
+    except Exception as e:  # an encounter mid-change: leave the order as it is
+        log.debug("Roll20: no acting order (%s)", e)
+        return None
+
+
+def _px(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else v
+
+
+def _speaking_as(speaker: str | None, world: Any) -> str:
+    if speaker is None:
+        return SPEAKER
+    tok = _token(world, speaker)
+    if tok is None:
+        return speaker
+    actor = _get(tok, "actor")
+    if actor:
+        return f"character|{actor}"
+    return _get(tok, "name") or SPEAKER
+
+
+_CHAT_ESCAPES = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "[": "&#91;",
+    "]": "&#93;",
+    "{": "&#123;",
+    "}": "&#125;",
+    "@": "&#64;",
+    "%": "&#37;",
+    "#": "&#35;",
+    "|": "&#124;",
+}
+_CHAT_RE = re.compile("[" + re.escape("".join(_CHAT_ESCAPES)) + "]")
+
+
+def escape_chat(text: str) -> str:
+    """Our plain sentence as Roll20 chat HTML: HTML escaped, and the characters Roll20 would
+    expand (``[[inline rolls]]``, ``{{template}}``, ``@{attr}``, ``%{ability}``, ``#macro``,
+    ``[button](!cmd)``) turned into entities; line breaks become ``<br>``."""
+    esc = _CHAT_RE.sub(lambda m: _CHAT_ESCAPES[m.group()], text)
+    return esc.replace("\r\n", "\n").replace("\n", "<br>")
+
+
+def _label(option: str, world: Any) -> str:
+    """A button's label: the token's name when the option is a token id."""
+    return _get(_token(world, option), "name") or option
+
+
+def _button_arg(option: str) -> str:
+    """An option inside an API button's ``(!answer ...)``: quoted when it has spaces; the
+    characters that would end the button are entities (Roll20 decodes them on click)."""
+    arg = option.replace('"', "")
+    arg = arg.replace(")", "&#41;").replace("(", "&#40;").replace("]", "&#93;")
+    return f'"{arg}"' if " " in arg else arg
+
+
+def substitute_inline_rolls(msg: ChatMsg) -> str:
+    """``$[[k]]`` placeholders of an ``api`` message replaced by the inline rolls' totals, as
+    TokenMod does (``19``, ``12.5``)."""
+
+    def total(m: re.Match[str]) -> str:
+        k = int(m.group(1))
+        if k >= len(msg.inlinerolls):
+            raise TranslationError(
+                "bad_inline_roll",
+                f"The message refers to inline roll {k}, but has {len(msg.inlinerolls)}.",
+                "msg.inlinerolls",
+            )
+        t = msg.inlinerolls[k].results.total
+        return f"{t:g}"
+
+    return _INLINE.sub(total, msg.content)
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def strip_html(text: str) -> str:
+    """The text a reader sees of a chat line (Roll20 sends a little HTML: ``<br>``, spans)."""
+    text = re.sub(r"<br\s*/?>", "\n", text, flags=re.IGNORECASE)
+    return html.unescape(_TAG.sub("", text)).strip()
+
+
+__all__ = [
+    "INBOUND",
+    "OUTBOUND",
+    "Roll20Adapter",
+    "coerce_stat",
+    "escape_chat",
+    "substitute_inline_rolls",
+]

@@ -1,0 +1,379 @@
+"""Bridge throughput and latency against a bare python-socketio echo server, plus the memory
+of 1,000 idle worlds.
+
+    python bench/bench_bridge.py            # about a minute
+    python bench/bench_bridge.py --quick    # shorter runs, fewer idle worlds
+
+Both servers run in their own process, on the same aiohttp + python-socketio stack, and are
+driven by the same load: 1, 10 and 100 loopback clients (one process, a minimal socket.io
+client speaking the wire protocol over a raw websocket, so the load generator is not the
+bottleneck), each in a closed loop: send a token move, wait for its ack, repeat.
+
+- echo:   a namespace whose ``tokenMoved`` handler returns ``{"ok": true, "seq": n}``; the
+          transport floor.
+- bridge: ``vttbridge serve`` with persistence on (SQLite, WAL, batched writes; acks only after
+          the commit), one world per client in Fallout: Equestria combat; each move is
+          validated, translated by the (test) MiniTable adapter, ingested by the world runtime,
+          checked by the FoE movement rule on the mover's turn and logged. Rate limiting is off.
+
+Targets (issue 5): at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x
+its p50 latency; 1,000 idle worlds of 50 tokens stay under 300 MB resident.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from adapters.bridge import keys  # noqa: E402
+from adapters.bridge.store import Store  # noqa: E402
+
+NS = "/minitable"
+CLIENT = {"name": "bench", "version": "1"}
+
+ECHO_SERVER = textwrap.dedent(
+    """
+    import asyncio, sys
+    import socketio
+    from aiohttp import web
+
+    sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*")
+    n = 0
+
+    class Echo(socketio.AsyncNamespace):
+        async def on_connect(self, sid, environ, auth):
+            return True
+
+        async def on_tokenMoved(self, sid, data):
+            global n
+            n += 1
+            return {"ok": True, "seq": n}
+
+    sio.register_namespace(Echo("/minitable"))
+    app = web.Application()
+    sio.attach(app)
+
+    async def main():
+        runner = web.AppRunner(app, shutdown_timeout=1)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        print("Listening on http://127.0.0.1:%d" % site._server.sockets[0].getsockname()[1],
+              flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+    """
+)
+
+
+# -- a minimal socket.io client over a raw websocket ------------------------------------------
+
+
+class RawClient:
+    """Engine.IO v4 + Socket.IO v5 over one websocket: connect with auth, emit with ack, answer
+    pings and ack commands. Just enough protocol for a load generator."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str) -> None:
+        self.session, self.url = session, url
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.next_id = 0
+        self.pending: dict[int, asyncio.Future] = {}
+        self.commands = 0
+        self._reader: asyncio.Task | None = None
+        self._connected: asyncio.Future | None = None
+
+    async def connect(self, auth: dict) -> None:
+        ws_url = self.url.replace("http", "ws", 1) + "/socket.io/?EIO=4&transport=websocket"
+        self.ws = await self.session.ws_connect(ws_url, max_msg_size=0)
+        msg = await self.ws.receive_str()
+        assert msg.startswith("0"), msg
+        self._connected = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.create_task(self._read())
+        await self.ws.send_str(f"40{NS}," + json.dumps(auth))
+        await asyncio.wait_for(self._connected, 30)
+
+    async def call(self, event: str, data: dict) -> dict:
+        assert self.ws is not None
+        self.next_id += 1
+        i = self.next_id
+        fut = asyncio.get_running_loop().create_future()
+        self.pending[i] = fut
+        await self.ws.send_str(f"42{NS},{i}" + json.dumps([event, data]))
+        return await fut
+
+    async def _read(self) -> None:
+        assert self.ws is not None and self._connected is not None
+        prefix = f"{NS},"
+        async for msg in self.ws:
+            text = msg.data
+            if text == "2":
+                await self.ws.send_str("3")
+                continue
+            if not text.startswith("4"):
+                continue
+            kind, rest = text[1], text[2:]
+            if rest.startswith(prefix):
+                rest = rest[len(prefix) :]
+            if kind == "0":
+                self._connected.set_result(True)
+            elif kind == "4":
+                self._connected.set_exception(RuntimeError(rest))
+            elif kind == "3":
+                m = re.match(r"(\d+)", rest)
+                fut = self.pending.pop(int(m.group(1)), None)
+                if fut is not None and not fut.done():
+                    fut.set_result(json.loads(rest[m.end() :])[0])
+            elif kind == "2":  # a command: ack it
+                m = re.match(r"(\d+)", rest)
+                self.commands += 1
+                if m:
+                    await self.ws.send_str(f"43{NS},{m.group(1)}" + '[{"ok":true}]')
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.ws is not None:
+            await self.ws.close()
+
+
+# -- servers ---------------------------------------------------------------------------------------
+
+
+def start(cmd: list[str], env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
+    assert proc.stdout is not None
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server exited: {proc.wait()}")
+        m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
+        if m:
+            # drain the rest of its output in the background so its pipe never blocks it
+            import threading
+
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, m.group(1)
+    raise RuntimeError("server did not start")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
+    """Worlds with cheap key hashes: the bench measures events, not connects (a real world
+    key costs ~30 ms of scrypt per connect, once)."""
+    store = Store(db)
+    out = {}
+    try:
+        for name in names:
+            key = keys.new_key()
+            h = keys.hash_key(key, n=2**4)
+            store.create_world(name, h, h, {"system": "foe"})
+            out[name] = key
+    finally:
+        store.close()
+    return out
+
+
+def serve_cmd(db: Path, extra: list[str] = ()) -> list[str]:
+    return [
+        sys.executable, "-m", "adapters.bridge", "serve", "--db", str(db), "--port", "0",
+        "--no-default-world", "--rate", "0",
+        "--adapter", "tests.bridge.minitable:MiniTable", *extra,
+    ]  # fmt: skip
+
+
+def scene_payload(n_tokens: int, eid: str = "snap") -> dict:
+    tokens = [
+        {"id": f"t{i}", "name": f"T{i}", "x": 100 * (i % 20), "y": 100 * (i // 20) + 300,
+         "stats": {"move": 1e6}}
+        for i in range(n_tokens)
+    ]  # fmt: skip
+    return {"id": eid, "scene": {"id": "s1", "name": "Bench"}, "tokens": tokens, "users": []}
+
+
+# -- load --------------------------------------------------------------------------------------
+
+
+async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seconds: float,
+                   bridge: bool, warmup: float = 0.5) -> dict:  # fmt: skip
+    """Closed-loop clients, one per world; returns events/s and latency percentiles."""
+    async with aiohttp.ClientSession() as session:
+        clients = []
+        for w in worlds:
+            c = RawClient(session, url)
+            await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
+            clients.append(c)
+        if bridge:  # the scene, and a FoE combat in which t0 has the turn
+            for c in clients:
+                assert (await c.call("snapshot", scene_payload(3)))["ok"]
+                ack = await c.call(
+                    "combatStart",
+                    {"id": "fight", "tokens": ["t0", "t1"], "initiative": {"t0": 90, "t1": 10}},
+                )
+                assert ack["ok"], ack
+        latencies: list[float] = []
+        count = 0
+        stop_at = time.perf_counter() + warmup + seconds
+        measure_from = time.perf_counter() + warmup
+
+        async def loop(ci: int, c: RawClient) -> None:
+            nonlocal count
+            i = 0
+            while True:
+                i += 1
+                payload = {"id": f"m{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
+                t0 = time.perf_counter()
+                ack = await c.call("tokenMoved", payload)
+                t1 = time.perf_counter()
+                if not ack.get("ok"):
+                    raise RuntimeError(f"refused: {ack}")
+                if t0 >= measure_from:
+                    latencies.append(t1 - t0)
+                    count += 1
+                if t1 >= stop_at:
+                    return
+
+        start_t = time.perf_counter()
+        await asyncio.gather(*(loop(i, c) for i, c in enumerate(clients)))
+        elapsed = time.perf_counter() - start_t - warmup
+        for c in clients:
+            await c.close()
+    latencies.sort()
+    return {
+        "eps": count / elapsed,
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "n": count,
+    }
+
+
+async def idle_worlds(tmp: Path, n_worlds: int, n_tokens: int) -> dict:
+    db = tmp / "idle.sqlite3"
+    names = [f"idle{i:04d}" for i in range(n_worlds)]
+    world_keys = make_worlds(db, names)
+    proc, url = start(serve_cmd(db))
+    base = rss_mb(proc.pid)
+    try:
+        async with aiohttp.ClientSession() as session:
+            sem = asyncio.Semaphore(20)
+
+            async def fill(name: str) -> None:
+                async with sem:
+                    c = RawClient(session, url)
+                    await c.connect({"world": name, "key": world_keys[name], "client": CLIENT})
+                    assert (await c.call("snapshot", scene_payload(n_tokens)))["ok"]
+                    await c.close()
+
+            await asyncio.gather(*(fill(n) for n in names))
+        await asyncio.sleep(1.0)
+        live = rss_mb(proc.pid)
+    finally:
+        stop(proc)
+    t = time.perf_counter()
+    proc, url = start(serve_cmd(db))  # rebuilt from the snapshots, as after a restart
+    restart_s = time.perf_counter() - t
+    await asyncio.sleep(1.0)
+    restored = rss_mb(proc.pid)
+    stop(proc)
+    return {"empty": base, "live": live, "restored": restored, "restart_s": restart_s}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1 s runs, 200 idle worlds")
+    ap.add_argument("--seconds", type=float, default=None, help="measured seconds per run")
+    ap.add_argument("--durability", choices=["normal", "full"], default="normal")
+    args = ap.parse_args()
+    seconds = args.seconds or (1.0 if args.quick else 4.0)
+    n_idle = 200 if args.quick else 1000
+
+    print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
+          f"{seconds:g} s per run, durability={args.durability}")  # fmt: skip
+    results: dict[tuple[str, int], dict] = {}
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        echo_script = tmp / "echo.py"
+        echo_script.write_text(ECHO_SERVER)
+        db = tmp / "bench.sqlite3"
+        world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
+        echo, echo_url = start([sys.executable, str(echo_script)])
+        bridge, bridge_url = start(serve_cmd(db, ["--durability", args.durability]))
+        try:
+            for n in (1, 10, 100):
+                worlds = [f"w{i}" for i in range(n)]
+                results[("echo", n)] = await run_load(echo_url, worlds, {}, seconds, False)
+                results[("bridge", n)] = await run_load(
+                    bridge_url, worlds, world_keys, seconds, True
+                )
+        finally:
+            stop(echo)
+            stop(bridge)
+
+        print()
+        print(f"{'clients':>7}  {'server':<7} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+              f"   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
+        for n in (1, 10, 100):
+            e, b = results[("echo", n)], results[("bridge", n)]
+            print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}")
+            print(
+                f"{'':>7}  {'bridge':<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
+                f"   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
+            )
+        e10, b10 = results[("echo", 10)], results[("bridge", 10)]
+        tput, lat = b10["eps"] / e10["eps"], b10["p50"] / e10["p50"]
+        print()
+        print(f"target at 10 clients: throughput >= 0.60x echo: {tput:.2f}x "
+              f"{'OK' if tput >= 0.6 else 'MISSED'}; p50 <= 1.50x echo: {lat:.2f}x "
+              f"{'OK' if lat <= 1.5 else 'MISSED'}")  # fmt: skip
+
+        mem = await idle_worlds(tmp, n_idle, 50)
+        print()
+        print(f"{n_idle} idle worlds x 50 tokens: {mem['live']:.0f} MB resident after the "
+              f"clients linked them ({mem['empty']:.0f} MB with none loaded); "
+              f"{mem['restored']:.0f} MB after a restart rebuilt them "
+              f"({mem['restart_s']:.1f} s to start)")  # fmt: skip
+        worst = max(mem["live"], mem["restored"])
+        if n_idle == 1000:
+            print(f"target: under 300 MB: {'OK' if worst < 300 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

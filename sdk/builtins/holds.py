@@ -1,0 +1,278 @@
+"""Held moves: a Ready that intercedes on the *attempt* of a move resolves before the move
+happens in the VTT.
+
+A VTT that can hold a move before it is written (Foundry: ``preUpdateToken`` returning
+``false``; Roll20: the Mod puts the token back and forwards the move) lets the bridge rule on
+it first. Holding every move would slow every drag, so the bridge tells the VTT's client which
+moves it watches, and only those wait. The pieces:
+
+1. **The watch set.** After each event this script computes which moves could set off a Ready
+   declared with ``--timing attempt`` (its trigger's cells: a region, the cells within range of
+   the readied token; or any move, for a named condition or an ``action move`` trigger) and,
+   when that changed, emits :class:`WatchMoves`. The adapter sends it to its client (Foundry:
+   ``flags.vttbridge.watch`` on the active scene, which every client sees, so a player's own
+   client can hold the move it starts; Roll20: the Mod's ``watch`` command).
+2. **The hold.** The client holds a move that enters a watched cell and sends it as held
+   (Foundry ``preUpdateToken``). The adapter translates it to ``ActionDeclared(action="move",
+   phase="attempt")`` followed by ``TokenMoved``, both with the payload's event id: the runtime
+   moves the token, the Ready's trigger fires, and its "fire or cancel?" prompt opens.
+3. **The release.** This script records the hold and, once no prompt of an attempt-timed Ready
+   that the move set off is pending (the Ready fired or was held back), emits
+   :class:`ReleaseMove`: the adapter's token update to wherever the rules left the token
+   (the destination, or elsewhere if a script moved it: "or not"). A move that set off nothing
+   is released in the same step, one round trip after the drag.
+4. **No answer.** If the bridge does not acknowledge the held move within the watch's budget
+   (``budget_ms``, 1.5 s by default), the client lets the move through, says so in chat, and
+   sends the completed move under the *same event id*: whichever of the two reaches the bridge
+   first is applied, the other is a duplicate. The Ready then resolves on completion. A move is
+   never held longer than ``max_hold_ms`` (the prompt timeout plus a margin) even if the bridge
+   goes quiet after acknowledging it.
+
+Scripts that listen to every event (``BaseEvent``) also see this script's internal
+``HoldCheck`` events (``type="hold_check"``).
+
+Limits: a prompt that a later, derived event opens (a script's ``on_enter`` that signals a
+condition) is not waited for; the move is released at the first check without one.
+
+This is a built-in: every world loads it (see :data:`sdk.builtins.BUILTIN_SCRIPTS`), so nothing
+needs ``--script``. It emits no effect until a Ready is declared on the attempt. Its effects are
+not in :data:`sdk.effects.Effect`: like a scripter's own effects they are recognised by their
+``type`` (``watch_moves``, ``release_move``), and an adapter whose VTT cannot hold moves drops
+them (logged).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from rules.geometry import Cell
+from sdk.context import Context
+from sdk.effects import BaseEffect
+from sdk.events import (
+    ActionDeclared,
+    BaseEvent,
+    ChatCommand,
+    ChatMessage,
+    ConditionSignalled,
+    PromptAnswered,
+    TimerFired,
+    TokenMoved,
+)
+from sdk.regions import within
+from sdk.script import Script
+
+log = logging.getLogger(__name__)
+
+SCRIPT_NAME = "holds"
+MOVE_ACTION = "move"
+BUDGET_MS = 1500
+"""How long the client waits for the bridge to acknowledge a held move."""
+HOLD_MARGIN_S = 30.0
+"""Added to the world's prompt timeout for the longest a move may stay held."""
+DONE_KEPT = 64
+
+script = Script(
+    SCRIPT_NAME,
+    description="Holds moves that a Ready watches on the attempt, until it resolves.",
+)
+
+
+# -- effects (for adapters whose VTT can hold a move; the others drop them) -----------------------
+
+
+class MoveWatch(BaseModel):
+    """One watched trigger: moves of ``token`` (any token when None, never ``exclude``) that
+    enter one of ``cells`` (any move when ``cells`` is None)."""
+
+    cells: list[tuple[int, int]] | None = None
+    token: str | None = None
+    exclude: str | None = None
+
+
+class WatchMoves(BaseEffect):
+    """The moves the bridge wants to see before they happen, for ``scene`` (all scenes when
+    None). An empty ``watches`` list ends all holding."""
+
+    type: Literal["watch_moves"] = "watch_moves"
+    scene: str | None = None
+    watches: list[MoveWatch] = Field(default_factory=list)
+    budget_ms: int = BUDGET_MS
+    max_hold_ms: int = 90_000
+
+
+class ReleaseMove(BaseEffect):
+    """End the hold ``hold`` (the held event's id): put ``token`` at ``cell``. ``moved`` is
+    False when the rules kept it where it started."""
+
+    type: Literal["release_move"] = "release_move"
+    hold: str
+    token: str
+    cell: Cell
+    moved: bool = True
+
+
+class HoldCheck(BaseEvent):
+    """Internal: look at the holds and the watch set after the event that derived it."""
+
+    type: Literal["hold_check"] = "hold_check"
+
+
+# -- state ----------------------------------------------------------------------------------------
+
+
+def state_of(store: dict[str, Any]) -> dict[str, Any]:
+    """This script's part of the world store: ``holds`` (open holds by event id), ``arming``
+    (the attempt announced by the ``ActionDeclared`` just before its ``TokenMoved``),
+    ``done`` (recently released hold ids) and ``watch`` (the watch set last sent)."""
+    store.setdefault("holds", {})
+    store.setdefault("done", [])
+    store.setdefault("watch", None)
+    store.setdefault("arming", None)
+    return store
+
+
+def world_holds(world: Any) -> dict[str, Any]:
+    """The holds state of a world, read-only (``{}`` when the script never ran there)."""
+    store = getattr(world, "store", None) or {}
+    return store.get(SCRIPT_NAME, {})
+
+
+# -- the watch set --------------------------------------------------------------------------------
+
+
+def attempt_watches(world: Any) -> list[MoveWatch]:
+    """Moves that could set off a Ready declared on the attempt, as the client checks them."""
+    readies = world.encounter.spycraft.readies
+    out: list[MoveWatch] = []
+    for key in sorted(world.watches):
+        w = world.watches[key]
+        actor = w.data.get("actor")
+        timing = w.data.get("timing")
+        rd = readies.get(actor) if actor else None
+        if timing is None and rd is not None:
+            if rd.pending:
+                continue
+            timing = rd.timing
+        if timing != "attempt":
+            continue
+        spec = w.spec
+        kind = spec.get("kind")
+        filt = {"token": spec.get("token"), "exclude": spec.get("exclude")}
+        if kind == "enter":
+            if spec.get("cells") is not None:
+                cells = {(c["x"], c["y"]) for c in spec["cells"]}
+            else:
+                region = world.regions.get(spec.get("region"))
+                cells = set(region.xy) if region is not None else set()
+            out.append(MoveWatch(cells=sorted(cells), **filt))
+        elif kind == "within":
+            anchor = world.tokens.get(spec.get("anchor"))
+            if anchor is None:
+                continue
+            near = within(anchor.cell, float(spec.get("distance", 0)), world.grid)
+            out.append(MoveWatch(cells=sorted((c.x, c.y) for c in near), **filt))
+        elif kind == "condition" or (
+            kind == "action" and str(spec.get("action", "")).lower() == MOVE_ACTION
+        ):
+            out.append(MoveWatch(cells=None, **filt))  # any move may satisfy it
+    return out
+
+
+def watch_effect(world: Any) -> WatchMoves:
+    timeout = float(getattr(world.settings, "prompt_timeout", 60.0) or 60.0)
+    return WatchMoves(
+        scene=world.active_scene,
+        watches=attempt_watches(world),
+        max_hold_ms=int((timeout + HOLD_MARGIN_S) * 1000),
+    )
+
+
+# -- the script -----------------------------------------------------------------------------------
+
+_CHECK_AFTER = (
+    ChatMessage,
+    ChatCommand,
+    PromptAnswered,
+    ActionDeclared,
+    ConditionSignalled,
+    TimerFired,
+)
+
+
+@script.on(BaseEvent)
+def on_event(event: BaseEvent, ctx: Context) -> None:
+    if isinstance(event, HoldCheck):
+        check(ctx)
+        return
+    st = state_of(ctx.store)
+    if (
+        isinstance(event, ActionDeclared)
+        and event.source == "vtt"
+        and event.action == MOVE_ACTION
+        and event.phase == "attempt"
+        and event.id
+    ):
+        st["arming"] = {"id": event.id, "token": event.token}
+    elif isinstance(event, TokenMoved) and event.source == "vtt":
+        arming = st.get("arming")
+        if arming and arming["id"] == event.id and arming["token"] == event.token:
+            st["holds"][event.id] = {
+                "token": event.token,
+                "to": [event.to_cell.x, event.to_cell.y],
+                "from": [event.from_cell.x, event.from_cell.y] if event.from_cell else None,
+                "before": sorted(ctx.world.prompts),
+                "blockers": None,
+            }
+        st["arming"] = None
+    if st["holds"] or st["watch"] or ctx.world.watches or isinstance(event, _CHECK_AFTER):
+        ctx.emit_event(HoldCheck(source="script"))
+
+
+def check(ctx: Context) -> None:
+    """Release the holds nothing waits for any more, and send the watch set if it changed."""
+    st = state_of(ctx.store)
+    world = ctx.world
+    readies = world.encounter.spycraft.readies
+    for hid in list(st["holds"]):
+        hold = st["holds"][hid]
+        if hold["blockers"] is None:  # first look after the move: what did it set off?
+            before = set(hold["before"])
+            hold["blockers"] = [
+                p.id
+                for p in world.prompts.values()
+                if p.id not in before and _attempt_ready(readies.get(p.actor or p.token or ""))
+            ]
+        if any(pid in world.prompts for pid in hold["blockers"]):
+            continue
+        del st["holds"][hid]
+        st["done"] = [*st["done"][-(DONE_KEPT - 1) :], hid]
+        tok = world.tokens.get(hold["token"])
+        if tok is None:
+            continue  # the token is gone: nothing to move
+        to = Cell(x=hold["to"][0], y=hold["to"][1])
+        ctx.emit(ReleaseMove(hold=hid, token=tok.id, cell=tok.cell, moved=tok.cell == to))
+    eff = watch_effect(world)
+    dump = eff.model_dump(mode="json")
+    if dump != st["watch"] and (st["watch"] is not None or eff.watches):
+        st["watch"] = dump
+        ctx.emit(eff)
+
+
+def _attempt_ready(rd: Any) -> bool:
+    return rd is not None and rd.timing == "attempt"
+
+
+__all__ = [
+    "SCRIPT_NAME",
+    "HoldCheck",
+    "MoveWatch",
+    "ReleaseMove",
+    "WatchMoves",
+    "attempt_watches",
+    "check",
+    "script",
+    "world_holds",
+]

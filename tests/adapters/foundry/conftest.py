@@ -1,0 +1,80 @@
+"""Fixtures of the Foundry adapter tests: the payloads (copies of ``shared/fixtures/foundry``
+plus version variants), and a Foundry table in memory: the adapter in front of a world runtime
+(the built-in holds script included, as in every world), so payloads go in and Foundry
+commands come out, no network."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.base import Command
+from adapters.foundry import FoundryAdapter
+from sdk.testing import WorldHarness
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+ROOT = HERE.parents[2]
+
+
+def fixture(name: str) -> Any:
+    """A fresh copy of ``fixtures/<name>.json``."""
+    return copy.deepcopy(json.loads((FIXTURES / f"{name}.json").read_text()))
+
+
+@pytest.fixture
+def adapter() -> FoundryAdapter:
+    return FoundryAdapter()
+
+
+class FoundryTable:
+    """The adapter and a world runtime, as the bridge wires them (without the sockets)."""
+
+    def __init__(self, harness: WorldHarness) -> None:
+        self.w = harness
+        self.adapter = FoundryAdapter()
+        self.commands: list[Command] = []
+
+    @property
+    def world(self) -> Any:
+        return self.w.world
+
+    def events(self, name: str, payload: dict[str, Any]) -> list[Any]:
+        model = self.adapter.inbound[name].model_validate(payload)
+        return self.adapter.translate_in(name, model, self.world)
+
+    async def send(self, name: str, payload: dict[str, Any]) -> list[Command]:
+        """Translate, submit every event in order, translate the effects back."""
+        out: list[Command] = []
+        for ev in self.events(name, payload):
+            for eff in await self.w.send(ev):
+                out.extend(self.adapter.translate_out(eff, self.world))
+        self.commands.extend(out)
+        return out
+
+    async def chat(self, user: str, text: str, token: str | None = None) -> list[Command]:
+        msg: dict[str, Any] = {"_id": f"m{len(self.commands)}", "author": user, "content": text}
+        if token:
+            msg["speaker"] = {"token": token, "alias": self.world.tokens[token].name}
+        return await self.send(
+            "createChatMessage",
+            {"id": f"chat-{len(self.commands)}-{text}", "userId": user, "message": msg},
+        )
+
+
+@pytest.fixture
+async def table() -> Any:
+    async with WorldHarness(dice=[]) as w:
+        yield FoundryTable(w)
+
+
+def ops(commands: list[Command]) -> list[str]:
+    return [c.op for c in commands]
+
+
+def chat_text(commands: list[Command]) -> str:
+    return "\n".join(str(c.data.get("content")) for c in commands if c.op == "ChatMessage.create")

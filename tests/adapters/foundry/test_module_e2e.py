@@ -1,0 +1,163 @@
+"""The companion module end to end: its own JavaScript, unmodified, against a stand-in of the
+Foundry globals and the real socket.io-client, connected to a real ``vttbridge serve``
+subprocess (temp SQLite file, free port). Once under Node (the source) and once in headless
+Chromium (the built bundle). Skipped only when ``node`` is missing; the Chromium run is skipped
+when Debian's chromium is missing, except under CI (``CI=true``) where that is a failure.
+
+The Node tests install the module's npm packages (``npm ci``) when they are missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+MODULE = ROOT / "adapters" / "foundry" / "module"
+NODE = shutil.which("node")
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cli(*args: str, **kw: object) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "adapters.bridge", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True, **kw,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def npm_installed() -> None:
+    if (MODULE / "node_modules" / "socket.io-client").is_dir():
+        return
+    npm = shutil.which("npm")
+    assert npm, "npm is needed to install the module's packages"
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund"], cwd=MODULE, check=True, timeout=600,
+        capture_output=True,
+    )  # fmt: skip
+
+
+class Served:
+    def __init__(self, url: str, db: Path) -> None:
+        self.url, self.db = url, db
+        self.count = 0
+
+    def world(self) -> tuple[str, str]:
+        """A fresh world on the running server: (name, GM key)."""
+        self.count += 1
+        name = f"warehouse{self.count}"
+        out = _cli("world", "create", name, "--db", str(self.db)).stdout
+        key = re.search(r"GM key[^:]*:\s*(\S+)", out)
+        assert key, out
+        return name, key.group(1)
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tmp = tmp_path_factory.mktemp("bridge")
+    db = tmp / "bridge.sqlite3"
+    port = _free_port()
+    log = (tmp / "serve.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "adapters.bridge", "serve", "--db", str(db), "--port", str(port),
+         "--adapter", "adapters.foundry:FoundryAdapter",
+         "--no-default-world", "--log-level", "info"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(url + "/healthz", timeout=1).read()
+                break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("vttbridge serve did not start:\n" + (tmp / "serve.log").read_text())
+            time.sleep(0.1)
+        yield Served(url, db)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _node_test(test_file: str, env: dict[str, str], timeout: float = 180) -> str:
+    res = subprocess.run(
+        [NODE, "--test", "--test-reporter=tap", *test_file.split()],
+        cwd=MODULE, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    assert re.search(r"^# pass [1-9]", out, re.M), out
+    assert re.search(r"^# fail 0", out, re.M), out
+    return out
+
+
+def _env(bridge: Served) -> dict[str, str]:
+    world, key = bridge.world()
+    return {"VTTBRIDGE_URL": bridge.url, "VTTBRIDGE_WORLD": world, "VTTBRIDGE_KEY": key}
+
+
+def test_module_under_node(npm_installed: None, bridge: Served) -> None:
+    env = _env(bridge)
+    out = _node_test("test/e2e.test.mjs", env)
+    assert "# skipped 0" in out
+    assert "Kevin holds back (Reflex" in out
+    assert "Kevin takes his readied action: shoot (before the task" in out
+    assert re.search(r"Stand off \S+ ends: everyone re-enters combat", out)
+    # the bridge's view agrees with Foundry's: the Thug's move completed, Kevin's IC fell
+    req = urllib.request.Request(
+        f"{bridge.url}/api/worlds/{env['VTTBRIDGE_WORLD']}/state",
+        headers={"Authorization": f"Bearer {env['VTTBRIDGE_KEY']}"},
+    )
+    state = json.loads(urllib.request.urlopen(req, timeout=5).read())
+    cells = {tid: tuple(t["cell"]) for tid, t in state["tokens"].items()}
+    assert cells == {
+        "tKevin0000000001": (8, 5),
+        "tGary00000000002": (10, 5),
+        "tThug00000000003": (11, 5),
+    }  # both held moves completed
+    ics = {row["token"]: row["ic"] for row in state["initiative"]}
+    assert ics == {"tGary00000000002": 14, "tThug00000000003": 10, "tKevin0000000001": 5}
+    assert state["ready"] == [] and state["encounter"]["round"] == 2
+
+
+def test_module_unit_tests(npm_installed: None) -> None:
+    """The module's pieces without a bridge: commands fixture, holds, the player relay."""
+    out = _node_test("test/unit.test.mjs test/relay.test.mjs", {})
+    assert re.search(r"^# pass 13$", out, re.M), out
+
+
+def test_bundle_in_chromium(npm_installed: None, bridge: Served) -> None:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install chromium")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    out = _node_test("test/browser.test.mjs", _env(bridge), timeout=240)
+    assert "# skipped 0" in out
+    assert "Kevin holds back (Reflex" in out
+    assert (MODULE / "dist" / "vttbridge.js").is_file()

@@ -1,0 +1,206 @@
+"""Effects to Foundry commands: one Foundry call each, our own writes marked."""
+
+from __future__ import annotations
+
+from adapters.foundry import FLAG, OUTBOUND
+from rules.encounter import Combatant
+from rules.geometry import Cell, Grid
+from sdk import effects as fx
+from sdk.builtins.holds import MoveWatch, ReleaseMove, WatchMoves
+from sdk.events import Player
+from sdk.world import Scene, World
+
+from .conftest import fixture
+from .test_translate_in import warehouse
+
+
+def out(adapter, effect, world=None):
+    return adapter.translate_out(effect, world if world is not None else warehouse())
+
+
+def test_commands_fixture(adapter):
+    """The shared commands: same op and same Foundry data (we add our marks)."""
+    want = {c["seq"]: c for c in fixture("commands")}
+    (chat,) = out(adapter, fx.PostChat(text="Kevin enters a stand off with Thug."))
+    assert chat.op == want[77]["op"]
+    assert {k: chat.data[k] for k in ("content", "speaker", "whisper")} == want[77]["data"]
+    assert chat.data["flags"][FLAG]["bridge"] is True
+
+    (move,) = out(
+        adapter, fx.UpdateToken(token="Zq9XbC2dE4fG6hJ8", cell=Cell(x=13, y=7), animate=False)
+    )
+    assert move.op == "Token.update"
+    assert move.data == want[78]["data"]
+    assert move.options == {**want[78]["options"], FLAG: {"bridge": True}}
+
+    (ini,) = out(adapter, fx.SetInitiative(token="tKevin0000000001", ic=17))
+    assert ini.op == want[79]["op"]
+    assert ini.data == {"tokenId": "tKevin0000000001", "initiative": 17}
+    # the fixture names the combatant by id instead; both shapes are valid command data
+    OUTBOUND["Combatant.update"].model_validate(want[79]["data"])
+    OUTBOUND["Combatant.update"].model_validate(ini.data)
+
+
+def test_every_command_validates_against_its_schema(adapter):
+    world = warehouse()
+    effects = [
+        fx.PostChat(text="hi", whisper_to="gm"),
+        fx.AskPlayer(
+            prompt="p1",
+            player="kT3rPq8Zx1LmNo2B",
+            question="Fire?",
+            options=["fire", "cancel"],
+            default="fire",
+        ),
+        fx.UpdateToken(token="tKevin0000000001", cell=Cell(x=1, y=2)),
+        fx.SetInitiative(token="tKevin0000000001", ic=12),
+        fx.AdvanceTurn(round=2, token="tKevin0000000001", ic=12),
+        fx.AdvanceTurn(round=0, token=None),
+        WatchMoves(scene="NUEDEFAULTSCENE0", watches=[MoveWatch(cells=[(1, 2)])]),
+        ReleaseMove(hold="e1", token="tKevin0000000001", cell=Cell(x=1, y=2)),
+    ]
+    for eff in effects:
+        for cmd in adapter.translate_out(eff, world):
+            OUTBOUND[cmd.op].model_validate(cmd.data)
+
+
+def test_whispers(adapter):
+    world = warehouse()
+    (to_gm,) = out(adapter, fx.PostChat(text="psst", whisper_to="gm"), world)
+    assert to_gm.data["whisper"] == ["gM0000000000000A"]
+    (to_player,) = out(adapter, fx.PostChat(text="psst", whisper_to="kT3rPq8Zx1LmNo2B"), world)
+    assert to_player.data["whisper"] == ["kT3rPq8Zx1LmNo2B"]
+    (no_gm_known,) = out(adapter, fx.PostChat(text="psst", whisper_to="gm"), World(id="x"))
+    assert no_gm_known.data["whisper"] == ["GM"]  # the module asks Foundry for its GMs
+
+
+def test_speaker_is_a_token(adapter):
+    (cmd,) = out(adapter, fx.PostChat(text="Bang.", speaker="tKevin0000000001"))
+    assert cmd.data["speaker"] == {
+        "token": "tKevin0000000001",
+        "alias": "Kevin",
+        "actor": "aKevin0000000001",
+        "scene": "NUEDEFAULTSCENE0",
+    }
+    (alias,) = out(adapter, fx.PostChat(text="Hm.", speaker="The Narrator"))
+    assert alias.data["speaker"] == {"alias": "The Narrator"}
+
+
+def test_chat_html(adapter):
+    (cmd,) = out(adapter, fx.PostChat(text="a <b> & `!answer p1 fire`\nnext"))
+    assert cmd.data["content"] == (
+        "<p>a &lt;b&gt; &amp; <code>!answer p1 fire</code></p><p>next</p>"
+    )
+
+
+def test_question_has_answer_buttons(adapter):
+    (cmd,) = out(
+        adapter,
+        fx.AskPlayer(
+            prompt="p1",
+            player="kT3rPq8Zx1LmNo2B",
+            token="tKevin0000000001",
+            question="Fire or cancel?",
+            options=["fire", "cancel"],
+            default="fire",
+            text="Fire or cancel? `!answer p1 <option>`",
+        ),
+    )
+    assert cmd.data["whisper"] == ["kT3rPq8Zx1LmNo2B"]
+    assert 'data-vttbridge-answer="p1 fire"' in cmd.data["content"]
+    assert cmd.data["flags"][FLAG]["prompt"] == "p1"
+    assert "&lt;option&gt;" in cmd.data["content"]
+
+
+def test_token_update_pixels_follow_the_grid_and_token_size(adapter):
+    world = warehouse()
+    world.set_scene(Scene(id="NUEDEFAULTSCENE0", grid=Grid(distance=5, pixels=50)))
+    world.tokens["tKevin0000000001"].vtt = {"width": 2, "height": 2}
+    (cmd,) = out(adapter, fx.UpdateToken(token="tKevin0000000001", cell=Cell(x=4, y=4)), world)
+    # centre of cell 4 on a 50 px grid is 225; a 2 x 2 token's corner sits 50 px up-left
+    assert (cmd.data["x"], cmd.data["y"]) == (175, 175)
+
+
+def test_snapshot_keeps_pixels_and_sizes(adapter):
+    from .test_translate_in import translate
+
+    p = fixture("snapshot")
+    p["scene"]["grid"]["size"] = 140
+    p["tokens"][0]["width"] = 2
+    (snap,) = translate(adapter, "snapshot", p)
+    assert snap.scene.grid.pixels == 140
+    assert snap.tokens[0].vtt == {"width": 2, "height": 1}
+
+
+def test_token_fields(adapter):
+    (cmd,) = out(
+        adapter, fx.UpdateToken(token="tKevin0000000001", fields={"hidden": True, "owners": ["x"]})
+    )
+    assert cmd.data == {"_id": "tKevin0000000001", "sceneId": "NUEDEFAULTSCENE0", "hidden": True}
+    assert out(adapter, fx.UpdateToken(token="tKevin0000000001", fields={"owners": []})) == []
+
+
+def test_turns(adapter):
+    world = warehouse()
+    enc = world.encounter
+    for tid, ic in [("tKevin0000000001", 22), ("tGary00000000002", 18)]:
+        enc.combatants[tid] = Combatant(id=tid, ic=ic)
+    (cmd,) = out(adapter, fx.AdvanceTurn(round=2, token="tGary00000000002", ic=18), world)
+    assert cmd.op == "Combat.update"
+    assert cmd.data == {"round": 2, "tokenId": "tGary00000000002", "turn": 1}
+    (end,) = out(adapter, fx.AdvanceTurn(round=0, token=None), world)
+    assert end.op == "Combat.delete"
+
+
+def test_watch_and_release(adapter):
+    (watch,) = out(
+        adapter,
+        WatchMoves(
+            scene="NUEDEFAULTSCENE0",
+            watches=[MoveWatch(cells=[(10, 4)], exclude="tKevin0000000001")],
+            budget_ms=1500,
+        ),
+    )
+    assert watch.op == "Scene.update" and watch.data["_id"] == "NUEDEFAULTSCENE0"
+    assert watch.data["flags"][FLAG]["watch"]["watches"] == [
+        {"cells": [(10, 4)], "token": None, "exclude": "tKevin0000000001"}
+    ]
+    (rel,) = out(
+        adapter, ReleaseMove(hold="evt-1043", token="Zq9XbC2dE4fG6hJ8", cell=Cell(x=12, y=6))
+    )
+    assert rel.op == "Token.update" and (rel.data["x"], rel.data["y"]) == (1200, 600)
+    assert rel.options[FLAG] == {"bridge": True, "hold": "evt-1043", "moved": True}
+
+
+def test_effects_from_another_module_copy_are_recognised(adapter):
+    """Hold effects are recognised by their ``type``, not their class (a copy of the classes,
+    e.g. a script's own, works too)."""
+    from sdk.effects import BaseEffect
+
+    class Foreign(BaseEffect):
+        type: str = "release_move"
+        hold: str
+        token: str
+        cell: Cell
+        moved: bool = True
+
+    (rel,) = out(adapter, Foreign(hold="h", token="tKevin0000000001", cell=Cell(x=1, y=1)))
+    assert rel.options[FLAG]["hold"] == "h"
+
+
+def test_gm_player_role(adapter):
+    world = warehouse()
+    world.players["p2"] = Player(id="p2", role="gm")
+    (cmd,) = out(adapter, fx.PostChat(text="x", whisper_to="gm"), world)
+    assert sorted(cmd.data["whisper"]) == ["gM0000000000000A", "p2"]
+    assert isinstance(world.scenes["NUEDEFAULTSCENE0"], Scene)
+
+
+def test_json_schemas():
+    """Every payload and command publishes a JSON Schema (``vttbridge schema``)."""
+    from adapters.foundry import INBOUND
+
+    for model in [*INBOUND.values(), *OUTBOUND.values()]:
+        schema = model.model_json_schema()
+        assert schema["type"] == "object"
+    assert "id" in INBOUND["snapshot"].model_json_schema()["required"]

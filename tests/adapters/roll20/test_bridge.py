@@ -1,0 +1,211 @@
+"""The Roll20 adapter behind a real bridge: python-socketio client on /roll20, a temp SQLite file.
+
+Bad payloads get the protocol's error codes and leave the world unchanged; good ones come back
+as Roll20 commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import socketio
+from aiohttp import web
+
+from adapters.base import AdapterRegistry, check_adapter
+from adapters.bridge.schema import schemas
+from adapters.bridge.server import Bridge, BridgeConfig, create_world
+from adapters.roll20 import Roll20Adapter
+
+from .conftest import fixture
+
+NS = "/roll20"
+CLIENT = {"name": "vttbridge-roll20-relay", "version": "0.1.0", "vtt": "roll20"}
+
+
+class Relay:
+    """What the relay does on the wire: emits events, receives and acks commands."""
+
+    def __init__(self) -> None:
+        self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+        self.commands: list[dict[str, Any]] = []
+
+        @self.sio.on("command", namespace=NS)
+        async def on_command(msg: dict[str, Any]) -> dict[str, Any]:
+            self.commands.append(msg)
+            return {"ok": True}
+
+    async def send(self, event: str, payload: Any) -> dict[str, Any]:
+        return await self.sio.call(event, payload, namespace=NS, timeout=10)
+
+    async def settle(self, quiet: float = 0.2) -> None:
+        n = -1
+        while n != len(self.commands):
+            n = len(self.commands)
+            await asyncio.sleep(quiet)
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[str, str, Bridge]]:
+    db = tmp_path / "w.sqlite3"
+    gm_key, _ = create_world(db, "cave", {"system": "spycraft"})
+    bridge = Bridge(BridgeConfig(database=db, reload_scripts=False), adapters=[Roll20Adapter()])
+    app = await bridge.start()
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    yield f"http://127.0.0.1:{port}", gm_key, bridge
+    await bridge.stop()
+    await runner.cleanup()
+
+
+@pytest.fixture
+async def relay(served: tuple[str, str, Bridge]) -> AsyncIterator[Relay]:
+    url, key, _ = served
+    r = Relay()
+    await r.sio.connect(
+        url,
+        namespaces=[NS],
+        auth={"world": "cave", "key": key, "client": CLIENT},
+        transports=["websocket"],
+        wait_timeout=5,
+    )
+    snap = {
+        "id": "snap-1",
+        "page": fixture("page.json"),
+        "graphics": [
+            fixture("change-graphic.json")["prev"] | {"name": "Goblin 1"},
+            {
+                "_id": "-OTokPC01",
+                "_pageid": "-OPage01",
+                "name": "Kevin",
+                "left": 175,
+                "top": 175,
+                "controlledby": "-OPlay02",
+            },
+        ],
+        "players": [
+            {"_id": "-OPlayGM", "_displayname": "Dana", "isGM": True},
+            {"_id": "-OPlay02", "_displayname": "Bob", "isGM": False},
+        ],
+    }
+    ack = await r.send("snapshot", snap)
+    assert ack["ok"], ack
+    yield r
+    await r.sio.disconnect()
+
+
+def _state(bridge: Bridge) -> dict[str, Any]:
+    return json.loads(json.dumps(bridge.worlds["cave"].runtime.world.model_dump(mode="json")))
+
+
+def test_the_adapter_is_servable_and_publishes_schemas() -> None:
+    adapter = Roll20Adapter()
+    check_adapter(adapter)
+    reg = AdapterRegistry([Roll20Adapter])
+    assert "roll20" in reg and reg.get("roll20").ns == "/roll20"
+    names = set(schemas([adapter]))
+    for event in ("snapshot", "change_graphic", "change_campaign_turnorder", "chat_message"):
+        assert f"roll20/in/{event}.json" in names
+    for op in ("sendChat", "set", "Campaign.set", "watch"):
+        assert f"roll20/out/{op}.json" in names
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "code", "path"),
+    [
+        ("change:graphic", {"id": "b1"}, "missing_field", "obj"),
+        ("change:graphic", {"id": "b2", "obj": {"left": 5}}, "missing_field", "obj._id"),
+        (
+            "change:graphic",
+            {"id": "b3", "obj": {"_id": "-OTokGob1", "left": "far"}},
+            "wrong_type",
+            "obj.left",
+        ),
+        (
+            "chat:message",
+            {"id": "b4", "msg": {"type": "shout", "content": "x"}},
+            "wrong_type",
+            "msg.type",
+        ),
+        (
+            "chat:message",
+            {"id": "b5", "msg": {"type": "api", "content": "!x $[[2]]"}},
+            "bad_inline_roll",
+            "msg.inlinerolls",
+        ),
+        (
+            "change:campaign:turnorder",
+            {"id": "b6", "obj": {"turnorder": "[{"}},
+            "bad_turnorder",
+            "obj.turnorder",
+        ),
+        (
+            "change:graphic",
+            {
+                "id": "b7",
+                "obj": {"_id": "-OTokGob1", "left": 1, "top": 1, "lastmove": "1,x"},
+                "prev": {"left": 5},
+            },
+            "bad_lastmove",
+            "obj.lastmove",
+        ),
+        ("change:door", {"id": "b8", "obj": {}}, "unknown_event", None),
+        ("change:graphic", ["not", "an", "object"], "bad_payload", None),
+        ("snapshot", {"id": "b9", "page": {"scale_number": 0}}, "wrong_type", "page.scale_number"),
+    ],
+)
+async def test_bad_payloads_get_error_codes_and_change_nothing(
+    served: tuple[str, str, Bridge],
+    relay: Relay,
+    event: str,
+    payload: Any,
+    code: str,
+    path: str | None,
+) -> None:
+    _, _, bridge = served
+    before = _state(bridge)
+    ack = await relay.send(event, payload)
+    assert ack["ok"] is False, ack
+    assert ack["error"]["code"] == code, ack
+    if path is not None:
+        assert ack["error"].get("path") == path, ack
+    assert _state(bridge) == before
+    # the connection stays up
+    assert (await relay.send("chat:message", fixture("chat-rollresult.json")))["ok"]
+
+
+async def test_oversized_payload(served: tuple[str, str, Bridge], relay: Relay) -> None:
+    big = {"id": "big", "msg": {"type": "general", "content": "x" * 600_000}}
+    ack = await relay.send("chat:message", big)
+    assert ack["error"]["code"] == "payload_too_large"
+
+
+async def test_a_move_and_a_turn_order_round_trip(
+    served: tuple[str, str, Bridge], relay: Relay
+) -> None:
+    _, _, bridge = served
+    ack = await relay.send("change:graphic", fixture("change-graphic.json"))
+    assert ack["ok"], ack
+    world = bridge.worlds["cave"].runtime.world
+    assert (world.tokens["-OTokGob1"].cell.x, world.tokens["-OTokGob1"].cell.y) == (9, 5)
+    # the GM starts a combat from chat: the bridge writes the turn order back, merged
+    chat = fixture("chat-api.json")
+    chat["msg"]["content"] = "!init"
+    chat["playerIsGM"] = True
+    ack = await relay.send("chat:message", chat)
+    assert ack["ok"], ack
+    await relay.settle()
+    ops = [c["op"] for c in relay.commands]
+    assert "sendChat" in ops and "Campaign.set" in ops
+    merges = [c["data"]["merge"] for c in relay.commands if c["op"] == "Campaign.set"]
+    assert {row["id"] for m in merges for row in m["set"]} == {"-OTokGob1", "-OTokPC01"}
+    assert any(m.get("current") for m in merges)
+    seqs = [c["seq"] for c in relay.commands]
+    assert seqs == sorted(seqs)

@@ -1,0 +1,122 @@
+"""The vttbridge command line."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from adapters.bridge import keys
+from adapters.bridge.cli import main
+from adapters.bridge.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_world_create_list_and_reset(tmp_path, capsys):
+    db = str(tmp_path / "w.sqlite3")
+    code, out, _ = run(capsys, "world", "create", "campaign", "--db", db, "--system", "foe",
+                       "--option", "tie_break=gm")  # fmt: skip
+    assert code == 0
+    gm = re.search(r"GM key.*:\s+(vtt_gm_\S+)", out).group(1)
+    obs = re.search(r"observer key.*:\s+(vtt_obs_\S+)", out).group(1)
+    rec = Store(db).world("campaign")
+    assert keys.verify_key(gm, rec.gm_key_hash) and keys.verify_key(obs, rec.observer_key_hash)
+    assert rec.options == {"system": "foe", "tie_break": "gm"}
+
+    code, _, err = run(capsys, "world", "create", "campaign", "--db", db)
+    assert code == 1 and "already exists" in err
+    code, _, err = run(capsys, "world", "create", "bad name!", "--db", db)
+    assert code == 1 and "not a usable world name" in err
+    code, _, err = run(capsys, "world", "create", "x", "--db", db, "--option", "tie_break=coin")
+    assert code == 2 and "tie_break" in err
+
+    code, out, _ = run(capsys, "world", "list", "--db", db)
+    assert code == 0 and "campaign" in out and "foe" in out and gm not in out
+
+    code, out, _ = run(capsys, "world", "reset-key", "campaign", "--db", db)
+    new_gm = re.search(r"GM key:\s+(vtt_gm_\S+)", out).group(1)
+    rec = Store(db).world("campaign")
+    assert keys.verify_key(new_gm, rec.gm_key_hash) and not keys.verify_key(gm, rec.gm_key_hash)
+
+
+def test_schema_writes_every_payload(tmp_path, capsys):
+    out_dir = tmp_path / "schemas"
+    code, out, _ = run(capsys, "schema", "--out", str(out_dir),
+                       "--adapter", "tests.bridge.minitable:MiniTable")  # fmt: skip
+    assert code == 0 and "JSON Schemas" in out
+    index = json.loads((out_dir / "index.json").read_text())
+    expected = [
+        "protocol/auth.json",
+        "protocol/command.json",
+        "protocol/ack-error.json",
+        "minitable/in/snapshot.json",
+        "minitable/in/tokenMoved.json",
+        "minitable/out/chat.post.json",
+        "domain/event.json",
+        "domain/effect.json",
+    ]
+    for rel in expected:
+        assert rel in index
+        schema = json.loads((out_dir / rel).read_text())
+        assert schema["$schema"].startswith("https://json-schema.org/")
+    moved = json.loads((out_dir / "minitable/in/tokenMoved.json").read_text())
+    assert set(moved["required"]) >= {"id", "token", "x", "y"}
+
+
+def test_rules_demo(capsys):
+    code, out, _ = run(capsys, "rules", "demo")
+    assert code == 0
+    assert "Kevin: IC 22 → 14" in out
+    assert "Reflex 22 vs DC 15" in out
+
+
+def test_help_explains_each_option(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for opt in ("--host", "--port", "--db", "--script", "--max-payload", "--rate", "--durability"):
+        assert opt in out
+    assert "(default: [])" not in out
+
+
+def test_serve_with_no_arguments_creates_and_prints_a_default_world(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from adapters.bridge.cli import main; "
+         "sys.exit(main(['serve', '--port', '0']))"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    lines = []
+    try:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
+            if m:
+                with urllib.request.urlopen(m.group(1) + "/healthz", timeout=5) as r:
+                    assert json.loads(r.read())["ok"]
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=15)
+    text = "".join(lines) + rest
+    assert proc.returncode == 0, text
+    assert "World 'default' created" in text and "vtt_gm_" in text
+    assert (tmp_path / "vttbridge.sqlite3").exists()
+    assert "Bridge stopped" in text

@@ -1,0 +1,130 @@
+"""Connecting: keys, unknown worlds, protocol versions, observers, transports."""
+
+from __future__ import annotations
+
+import pytest
+import socketio
+
+from adapters.bridge.server import create_world
+from tests.bridge.conftest import CLIENT, NS, TableClient, scene, start_server
+
+
+async def refused(url: str, auth: object) -> tuple[str, dict]:
+    """Connect expecting a refusal; returns (message, data) the server sent."""
+    sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+    errors: list[object] = []
+
+    @sio.on("connect_error", namespace=NS)
+    def on_error(data: object) -> None:
+        errors.append(data)
+
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await sio.connect(url, namespaces=[NS], auth=auth, transports=["websocket"], wait_timeout=5)
+    await sio.disconnect()
+    assert errors, "the server said nothing"
+    err = errors[0]
+    assert isinstance(err, dict)
+    return err["message"], err.get("data") or {}
+
+
+async def test_gm_key_connects_and_links(server, worlds, client_factory):
+    c = await client_factory().connect(server.url, "table1", worlds["table1"][0])
+    assert c.sio.connected
+    ack = await c.send("snapshot", scene())
+    assert ack == {"ok": True, "seq": 1}
+    host = server.bridge.worlds["table1"]
+    assert host.adapter is not None and host.adapter.name == "minitable"
+    assert set(host.runtime.world.tokens) == {"kevin", "ally", "thug"}
+
+
+async def test_polling_transport_works_too(db, worlds):
+    # a short ping: python-socketio's *client* holds its disconnect until the open long-poll
+    # returns, which the server answers after one ping interval
+    server = await start_server(db, ping_interval=0.5, ping_timeout=1)
+    c = TableClient()
+    try:
+        await c.connect(server.url, "table1", worlds["table1"][0], transport="polling")
+        assert (await c.send("snapshot", scene()))["ok"]
+        assert (await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"}))["ok"]
+        await c.wait_commands(1)
+        assert c.commands[0]["op"] == "chat.post"
+    finally:
+        await server.stop()
+        await c.close()
+
+
+@pytest.mark.parametrize(
+    ("auth", "code", "says"),
+    [
+        (None, "bad_auth", "auth"),
+        ({"world": "table1", "client": CLIENT}, "bad_auth", "key"),
+        ({"world": "table1", "key": "vtt_gm_nope", "client": CLIENT}, "wrong_key", "Wrong key"),
+        ({"world": "table1", "key": "", "client": CLIENT}, "bad_auth", "key"),
+        ({"world": "atlantis", "key": "vtt_gm_x", "client": CLIENT}, "unknown_world", "atlantis"),
+        (
+            {"world": "table1", "key": "k", "client": CLIENT, "protocol": 2},
+            "unsupported_protocol",
+            "Protocol version 2",
+        ),
+        ({"world": "table1", "key": "vtt_gm_x"}, "bad_auth", "client"),
+        ({"world": "table1", "key": "k", "client": CLIENT, "last_seq": -1}, "bad_auth", "last_seq"),
+    ],
+)
+async def test_refused_connects_say_why(server, worlds, auth, code, says):
+    message, data = await refused(server.url, auth)
+    assert data.get("code") == code
+    assert says in message
+
+
+async def test_key_of_another_world_is_wrong(server, worlds):
+    _, data = await refused(
+        server.url, {"world": "table2", "key": worlds["table1"][0], "client": CLIENT}
+    )
+    assert data["code"] == "wrong_key"
+
+
+async def test_world_created_while_running_can_link(server, db, client_factory):
+    gm_key, _ = create_world(db, "latecomer")
+    c = await client_factory().connect(server.url, "latecomer", gm_key)
+    assert (await c.send("snapshot", scene()))["ok"]
+    assert "latecomer" in server.bridge.worlds
+
+
+async def test_observer_watches_but_cannot_send(server, worlds, gm, client_factory):
+    watcher = await client_factory().connect(server.url, "table1", worlds["table1"][1])
+    seq_before = server.bridge.worlds["table1"].seq
+    ack = await watcher.send("tokenMoved", {"id": "obs-1", "token": "kevin", "x": 0, "y": 0})
+    assert ack["ok"] is False and ack["error"]["code"] == "read_only"
+    assert server.bridge.worlds["table1"].seq == seq_before
+    # it does see what the table sees
+    await gm.send("chat", {"id": "c1", "text": "!help", "role": "gm"})
+    await watcher.wait_commands(1)
+    await gm.wait_commands(1)
+    assert watcher.commands == gm.commands
+
+
+async def test_key_never_logged(server, worlds, client_factory, caplog):
+    caplog.set_level("DEBUG")
+    gm_key, obs_key = worlds["table1"]
+    await client_factory().connect(server.url, "table1", gm_key)
+    await refused(server.url, {"world": "table1", "key": gm_key + "x", "client": CLIENT})
+    assert "linked world 'table1' as GM" in caplog.text
+    assert "Wrong key" in caplog.text
+    assert gm_key not in caplog.text and obs_key not in caplog.text
+
+
+async def test_disconnect_and_reconnect_are_logged(server, worlds, client_factory, caplog):
+    caplog.set_level("INFO")
+    c = await client_factory().connect(server.url, "table1", worlds["table1"][0])
+    await c.send("snapshot", scene())
+    await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"})
+    await c.wait_commands(1)
+    await c.close()
+    again = TableClient()
+    try:
+        await again.connect(server.url, "table1", worlds["table1"][0], last_seq=0)
+        await again.wait_commands(1)
+    finally:
+        await again.close()
+    assert "left world 'table1'" in caplog.text
+    assert "reconnected to world 'table1' as GM; 1 command re-sent" in caplog.text

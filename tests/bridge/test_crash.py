@@ -1,0 +1,150 @@
+"""kill -9 in the middle of a stream: what was acknowledged survives, missed commands arrive
+once, and a client re-sending its unacknowledged events gets each applied exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from adapters.bridge.server import create_world
+from tests.bridge.conftest import TableClient, scene
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def start_serve(db: Path) -> tuple[subprocess.Popen, str]:
+    """``vttbridge serve`` in a subprocess on a free port; returns it and its URL."""
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "adapters.bridge", "serve",
+            "--db", str(db), "--port", "0", "--no-default-world", "--rate", "0",
+            "--adapter", "tests.bridge.minitable:MiniTable",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(30):
+        while True:
+            line = await loop.run_in_executor(None, proc.stdout.readline)
+            if not line:
+                raise AssertionError(f"serve exited early ({proc.wait()})")
+            m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
+            if m:
+                break
+    # keep draining its output so the pipe never fills up and blocks the server
+    loop.run_in_executor(None, proc.stdout.read)
+    return proc, m.group(1)
+
+
+def logged(db: Path) -> tuple[list[str], list[int]]:
+    """(event ids in log order, command seqs) for table1."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT kind, event_id, seq FROM log WHERE world='table1' ORDER BY seq"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [e for k, e, _ in rows if k == "event" and e], [s for k, _, s in rows if k == "command"]
+
+
+def http_state(url: str, key: str) -> dict:
+    req = urllib.request.Request(f"{url}/api/worlds/table1/state", headers={"X-World-Key": key})
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def event(i: int) -> tuple[str, dict]:
+    """Even: move Kevin to column i (so his position says which move came last); odd: a chat
+    command that produces a command."""
+    if i % 2 == 0:
+        return "tokenMoved", {"id": f"e{i}", "token": "kevin", "x": 100 * i, "y": 0}
+    return "chat", {"id": f"e{i}", "text": "!help", "role": "gm"}
+
+
+async def test_sigkill_mid_stream(tmp_path: Path):
+    db = tmp_path / "crash.sqlite3"
+    key, _ = create_world(db, "table1")
+    proc, url = await start_serve(db)
+    n = 400
+    acked: dict[int, int] = {}
+    client = TableClient()
+    try:
+        await client.connect(url, "table1", key)
+        assert (await client.send("snapshot", scene()))["ok"]
+
+        async def send(i: int) -> None:
+            name, payload = event(i)
+            try:
+                ack = await client.send(name, payload, timeout=1)
+            except Exception:
+                return  # the server died before answering: not acknowledged
+            if ack.get("ok"):
+                acked[i] = ack["seq"]
+
+        window = 8  # keep events in flight, as a busy table does
+        tasks: list[asyncio.Task] = []
+        for i in range(n):
+            tasks.append(asyncio.create_task(send(i)))
+            if i >= window:
+                await tasks[i - window]
+            if i == n // 2:
+                os.kill(proc.pid, signal.SIGKILL)  # mid-stream, with events in flight
+        await asyncio.gather(*tasks)
+        proc.wait(10)
+    finally:
+        await client.close()
+        if proc.poll() is None:
+            proc.kill()
+    assert 0 < len(acked) < n
+    got_before = {c["seq"] for c in client.commands}
+
+    # 1. the log holds every acknowledged event, in the order sent, each once
+    ids, command_seqs = logged(db)
+    assert len(ids) == len(set(ids))
+    order = [int(e[1:]) for e in ids if e.startswith("e")]
+    assert order == sorted(order)
+    assert set(acked) <= set(order)
+
+    proc, url = await start_serve(db)
+    try:
+        # 2. the state is the log's: Kevin stands where the last logged move put him
+        state = await asyncio.to_thread(http_state, url, key)
+        last_move = max(i for i in order if i % 2 == 0)
+        assert state["tokens"]["kevin"]["cell"] == [last_move, 0]
+
+        # 3. the reconnecting client gets each command it missed, once
+        applied = max(got_before, default=0)
+        back = TableClient()
+        await back.connect(url, "table1", key, last_seq=applied)
+        missing = [s for s in command_seqs if s > applied]
+        await back.wait_commands(len(missing), timeout=10)
+        await back.settle(0.3)
+        assert [c["seq"] for c in back.commands] == missing
+
+        # 4. re-sending everything unacknowledged applies each event exactly once
+        for i in range(n):
+            if i not in acked:
+                name, payload = event(i)
+                ack = await back.send(name, payload)
+                assert ack["ok"], ack
+        ids, _ = logged(db)
+        assert sorted(i for i in ids if i.startswith("e")) == sorted(f"e{i}" for i in range(n))
+        state = await asyncio.to_thread(http_state, url, key)
+        assert state["tokens"]["kevin"]["cell"] == [n - 2, 0]  # the last move (n is even)
+        await back.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0

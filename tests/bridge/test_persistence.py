@@ -1,0 +1,144 @@
+"""Restarts rebuild every world from its last snapshot plus the log, without re-sending."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from adapters.bridge.store import LogWriter, Store
+from adapters.bridge.world import GatedClock, WorldConfig
+from tests.bridge.conftest import TableClient, scene, start_server
+
+PLAY = [
+    ("tokenMoved", {"token": "kevin", "x": 300, "y": 100}),
+    ("chat", {"text": "!stats kevin initiative=3 reflex=5", "role": "gm"}),
+    ("chat", {"text": "!stats ally initiative=1", "role": "gm"}),
+    ("chat", {"text": "!init kevin ally thug", "role": "gm"}),  # rolls dice
+    ("tokenMoved", {"token": "thug", "x": 800, "y": 800}),
+    ("chat", {"text": "!next", "role": "gm"}),
+    ("tokenMoved", {"token": "ally", "x": 400, "y": 100}),
+    ("chat", {"text": "!next", "role": "gm"}),
+]
+
+
+async def play(c: TableClient, prefix: str = "p") -> list[dict]:
+    acks = [await c.send("snapshot", scene(id=f"{prefix}-snap"))]
+    for i, (event, payload) in enumerate(PLAY):
+        acks.append(await c.send(event, {"id": f"{prefix}-{i}", **payload}))
+    assert all(a["ok"] for a in acks), acks
+    return acks
+
+
+def world_of(server, name: str = "table1") -> dict:
+    return server.bridge.worlds[name].runtime.snapshot()
+
+
+@pytest.mark.parametrize("clean", [True, False], ids=["clean-stop", "no-final-snapshot"])
+async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
+    key = worlds["table1"][0]
+    server = await start_server(db, world=WorldConfig(snapshot_every=3))
+    c = await TableClient().connect(server.url, "table1", key)
+    acks = await play(c)
+    await c.settle(0.2)
+    before, seq = world_of(server), server.bridge.worlds["table1"].seq
+    assert before["world"]["encounter"]["round"] >= 1
+    await c.close()
+    await server.stop(snapshot=clean)
+
+    server = await start_server(db, world=WorldConfig(snapshot_every=3))
+    try:
+        host = server.bridge.worlds["table1"]
+        assert host.replay_divergences == 0
+        assert world_of(server) == before  # dice included: the RNG state is in the snapshot
+        assert host.seq == seq
+        # nothing is sent again to a client that saw everything
+        back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
+        await back.settle(0.3)
+        assert back.commands == []
+        # acknowledged ids are still known; new events continue the sequence
+        again = await back.send(PLAY[0][0], {"id": "p-0", **PLAY[0][1]})
+        assert again == {"ok": True, "seq": acks[1]["seq"], "duplicate": True}
+        new = await back.send("noop", {"id": "after"})
+        assert new["seq"] == seq
+        await back.close()
+    finally:
+        await server.stop()
+
+
+async def test_replay_does_not_log_again(db, worlds):
+    key = worlds["table1"][0]
+    server = await start_server(db, world=WorldConfig(snapshot_every=1000))
+    c = await TableClient().connect(server.url, "table1", key)
+    await play(c)
+    await c.close()
+    await server.stop(snapshot=False)
+
+    def counts() -> tuple[int, int]:
+        conn = sqlite3.connect(db)
+        try:
+            return conn.execute(
+                "SELECT (SELECT count(*) FROM log), (SELECT count(*) FROM seen)"
+            ).fetchone()
+        finally:
+            conn.close()
+
+    before = counts()
+    server = await start_server(db)
+    await server.stop(snapshot=False)
+    assert counts() == before
+
+
+async def test_world_list_and_options_survive(db, worlds):
+    from adapters.bridge.server import create_world
+
+    create_world(db, "wasteland", {"system": "foe"})
+    server = await start_server(db)
+    try:
+        assert set(server.bridge.worlds) == {"table1", "table2", "wasteland"}
+        opts = server.bridge.worlds["wasteland"].runtime.world.encounter.options
+        assert opts.system == "foe"
+    finally:
+        await server.stop()
+
+
+async def test_gated_clock_holds_timers_until_opened():
+    clock = GatedClock()
+    fired: list[str] = []
+    clock.call_later(0.0, lambda: fired.append("due"))
+    cancelled = clock.call_later(0.0, lambda: fired.append("cancelled"))
+    cancelled.cancel()
+    await asyncio.sleep(0.02)
+    assert fired == []
+    clock.open()
+    await asyncio.sleep(0.02)
+    assert fired == ["due"]
+    clock.call_later(0.0, lambda: fired.append("live"))
+    await asyncio.sleep(0.02)
+    assert fired == ["due", "live"]
+
+
+async def test_writer_batches_and_orders(tmp_path):
+    path = tmp_path / "w.sqlite3"
+    Store(path).create_world("w", "h1", "h2")
+    writer = LogWriter(path)
+    try:
+        for seq in range(1, 201):
+            writer.event("w", seq, f"e{seq}", "noop", '{"event": {}}')
+        await writer.barrier()
+        rows = Store(path).log_after("w", 0)
+        assert [r.seq for r in rows] == list(range(1, 201))
+        assert writer.stats.batches < 200  # grouped into transactions
+    finally:
+        writer.close()
+
+
+async def test_a_failing_database_refuses_acks(db, worlds, gm, server):
+    """If the disk refuses writes, events are answered with an error, never acknowledged."""
+    writer = server.bridge.writer
+    writer.failed = OSError("disk full")
+    ack = await gm.send("tokenMoved", {"id": "mv-fail", "token": "kevin", "x": 0, "y": 0})
+    assert ack["ok"] is False and ack["error"]["code"] == "internal"
+    assert "could not save" in ack["error"]["message"]
+    writer.failed = None

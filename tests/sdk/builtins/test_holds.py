@@ -1,0 +1,98 @@
+"""The built-in holds script, VTT-neutral: domain events in, ``watch_moves`` and
+``release_move`` effects out (the Foundry and Roll20 adapters' own tests cover the commands they
+become, see tests/adapters/foundry/test_holds.py)."""
+
+from __future__ import annotations
+
+from sdk import Script, rect
+from sdk.builtins import BUILTIN_SCRIPTS, holds
+from sdk.builtins.holds import SCRIPT_NAME, ReleaseMove, WatchMoves
+from sdk.events import ActionDeclared, TokenMoved
+from sdk.testing import WorldHarness, cell
+
+places = Script("test_places")
+places.region("door", rect(5, 0, 5, 2))
+
+
+async def corner(**kw) -> WorldHarness:
+    """Kevin (IC 22) readies on his turn; Gary and a thug are elsewhere."""
+    w = WorldHarness(places, dice=[20, 10, 5], **kw)
+    await w.__aenter__()
+    await w.token("kev", "Kevin", (0, 0), owner="pk", initiative=2, reflex=4, action_dice=2)
+    await w.token("gary", "Gary", (9, 0), owner="pg", bab=1)
+    await w.token("thug", "Thug", (9, 9), bab=2)
+    await w.gm_says("!init")  # Kevin 22, Gary 10, Thug 5
+    return w
+
+
+async def held(w: WorldHarness, hid: str, token: str, to: tuple[int, int]) -> list:
+    """A held move as an adapter reports it: the attempt, then the move, under one id."""
+    start = w.world.tokens[token].cell
+    out = await w.send(ActionDeclared(id=hid, token=token, action="move", phase="attempt"))
+    out += await w.send(TokenMoved(id=hid, token=token, from_cell=start, to_cell=cell(to)))
+    return out
+
+
+def test_every_world_loads_it():
+    assert holds.script in BUILTIN_SCRIPTS and SCRIPT_NAME == "holds"
+    assert (WatchMoves().type, ReleaseMove.model_fields["type"].default) == (
+        "watch_moves",
+        "release_move",
+    )
+
+
+async def test_quiet_without_an_attempt_ready():
+    w = await corner()
+    try:
+        await w.chat("!ready shoot --when door", token="kev")  # on completion
+        await w.move("gary", (5, 1))
+        assert not w.of(WatchMoves, w.effects) and not w.of(ReleaseMove, w.effects)
+        assert SCRIPT_NAME in w.world.store  # it runs, and says so to the adapters
+    finally:
+        await w.__aexit__(None, None, None)
+
+
+async def test_not_loaded_without_builtins():
+    async with WorldHarness(builtins=False) as w:
+        await w.token("kev", "Kevin", (0, 0))
+        await w.move("kev", (1, 0))
+        assert SCRIPT_NAME not in w.world.store
+
+
+async def test_watch_set_hold_and_release():
+    w = await corner()
+    try:
+        out = await w.chat("!ready shoot --when door --timing attempt", token="kev")
+        (watch,) = w.of(WatchMoves, out)
+        (entry,) = watch.watches
+        assert entry.exclude == "kev" and entry.cells == [(5, 0), (5, 1), (5, 2)]
+
+        out = await held(w, "h1", "gary", (5, 1))
+        assert w.asks(out) and not w.of(ReleaseMove, out)  # waits for Kevin
+        assert list(w.world.store[SCRIPT_NAME]["holds"]) == ["h1"]
+        (watch,) = w.of(WatchMoves, out)
+        assert watch.watches == []  # the Ready fired: nothing else is watched
+
+        out = await w.answer("fire")
+        (release,) = w.of(ReleaseMove, out)
+        assert (release.hold, release.token, release.cell, release.moved) == (
+            "h1",
+            "gary",
+            cell((5, 1)),
+            True,
+        )
+        assert w.world.store[SCRIPT_NAME]["holds"] == {}
+    finally:
+        await w.__aexit__(None, None, None)
+
+
+async def test_a_hold_that_sets_off_nothing_is_released_at_once():
+    w = await corner()
+    try:
+        await w.chat("!ready shoot --when door --timing attempt", token="kev")
+        out = await held(w, "h2", "thug", (8, 8))  # nowhere near the door
+        (release,) = w.of(ReleaseMove, out)
+        assert release.hold == "h2" and release.cell == cell((8, 8)) and release.moved
+        assert not w.asks(out)
+    finally:
+        await w.__aexit__(None, None, None)
