@@ -7,7 +7,8 @@ One file in WAL mode. Tables:
 - ``log``: per world, every accepted domain event and every emitted command, by ``seq``. Events
   and commands share one sequence per world, so a command's seq is always after the seq of the
   event that caused it. Never updated or deleted.
-- ``seen``: the client event ids already applied, with the seq their ack carried (dedup).
+  An event's row carries the client's event id, which is what dedup remembers across a
+  restart.
 - ``snapshots``: world state at a seq; the last two are kept per world.
 
 :class:`Store` is synchronous and owns one connection; the CLI uses it directly. The bridge uses a
@@ -27,6 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -55,13 +57,6 @@ CREATE TABLE IF NOT EXISTS log (
     at REAL NOT NULL,
     PRIMARY KEY (world, seq)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS seen (
-    world TEXT NOT NULL,
-    event_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (world, event_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS seen_by_seq ON seen (world, seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     world TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -223,12 +218,18 @@ class Store:
         ).fetchall()
         return [LogRow(s, k, e, n, json.loads(b), a) for s, k, e, n, b, a in rows]
 
-    def recent_seen(self, world: str, limit: int) -> list[tuple[str, int]]:
+    def recent_event_ids(self, world: str, limit: int) -> list[tuple[str, int]]:
+        """(client event id, seq of its last log row), oldest first, for the last ``limit``
+        events clients sent: the dedup memory a restart starts with."""
         rows = self.conn.execute(
-            "SELECT event_id, seq FROM seen WHERE world=? ORDER BY seq DESC LIMIT ?",
-            (world, limit),
+            "SELECT event_id, seq FROM log WHERE world=? AND kind='event'"
+            " AND event_id IS NOT NULL ORDER BY seq DESC LIMIT ?",
+            (world, limit * 2),
         ).fetchall()
-        return rows[::-1]
+        latest: dict[str, int] = {}
+        for eid, seq in rows:  # newest first: the first seq seen is an event's last row
+            latest.setdefault(eid, seq)
+        return sorted(latest.items(), key=lambda r: r[1])[-limit:]
 
     def latest_snapshot(self, world: str) -> tuple[int, dict] | None:
         row = self.conn.execute(
@@ -247,7 +248,6 @@ def _world(row: tuple) -> WorldRecord:
 _INSERT_LOG = (
     "INSERT INTO log (world, seq, kind, event_id, name, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_SEEN = "INSERT OR IGNORE INTO seen (world, event_id, seq) VALUES (?, ?, ?)"
 _INSERT_SNAPSHOT = "INSERT OR REPLACE INTO snapshots (world, seq, data, at) VALUES (?, ?, ?, ?)"
 _PRUNE_SNAPSHOTS = (
     "DELETE FROM snapshots WHERE world=? AND seq NOT IN"
@@ -259,9 +259,10 @@ _SET_ADAPTER = "UPDATE worlds SET adapter=? WHERE name=?"
 
 @dataclass
 class _Barrier:
-    """Resolved (in the event loop) once every write queued before it is committed."""
+    """Runs ``callback(error)`` in the event loop once every write queued before it is
+    committed (``error`` None) or has failed."""
 
-    future: asyncio.Future
+    callback: Callable[[BaseException | None], None]
     loop: asyncio.AbstractEventLoop
 
 
@@ -333,9 +334,6 @@ class LogWriter:
     def command(self, world: str, seq: int, op: str, body: str) -> None:
         self._add((_INSERT_LOG, (world, seq, "command", None, op, body, time.time())))
 
-    def seen(self, world: str, event_id: str, seq: int) -> None:
-        self._add((_INSERT_SEEN, (world, event_id, seq)))
-
     def snapshot(self, world: str, seq: int, data: str) -> None:
         self._add((_INSERT_SNAPSHOT, (world, seq, data, time.time())))
         self._add((_PRUNE_SNAPSHOTS, (world, world, SNAPSHOTS_KEPT)))
@@ -346,15 +344,28 @@ class LogWriter:
     def linked(self, world: str, adapter: str) -> None:
         self._add((_SET_ADAPTER, (adapter, world)))
 
+    def after_commit(self, callback: Callable[[BaseException | None], None]) -> None:
+        """Call ``callback(None)`` in the event loop once everything queued so far is
+        committed, or ``callback(error)`` if it could not be."""
+        if self.failed is not None:
+            callback(self.failed)
+            return
+        self._add(_Barrier(callback, asyncio.get_running_loop()))
+
     def barrier(self) -> asyncio.Future:
         """A future that resolves once everything queued so far is committed (or fails with
         the database error)."""
-        loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        if self.failed is not None:
-            fut.set_exception(StoreError(f"the database cannot be written: {self.failed}"))
-            return fut
-        self._add(_Barrier(fut, loop))
+        fut = asyncio.get_running_loop().create_future()
+
+        def settle(error: BaseException | None) -> None:
+            if fut.done():
+                return
+            if error is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(StoreError(f"the database cannot be written: {error}"))
+
+        self.after_commit(settle)
         return fut
 
     def close(self, timeout: float = 10.0) -> None:
@@ -415,7 +426,7 @@ class LogWriter:
         if self.failed is not None:
             error = error or self.failed
         if self.inline:
-            _settle([b.future for b in barriers], error)
+            _run_callbacks([b.callback for b in barriers], error)
         else:
             _resolve(barriers, error)
 
@@ -432,20 +443,18 @@ def _execute_grouped(conn: sqlite3.Connection, writes: list[tuple[str, tuple]]) 
 
 
 def _resolve(barriers: list[_Barrier], error: BaseException | None) -> None:
-    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future]] = {}
+    by_loop: dict[asyncio.AbstractEventLoop, list[Callable]] = {}
     for b in barriers:
-        by_loop.setdefault(b.loop, []).append(b.future)
-    for loop, futures in by_loop.items():
+        by_loop.setdefault(b.loop, []).append(b.callback)
+    for loop, callbacks in by_loop.items():
         # RuntimeError: the loop is closed, so nobody is waiting any more
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_settle, futures, error)
+            loop.call_soon_threadsafe(_run_callbacks, callbacks, error)
 
 
-def _settle(futures: list[asyncio.Future], error: BaseException | None) -> None:
-    for f in futures:
-        if f.done():
-            continue
-        if error is None:
-            f.set_result(None)
-        else:
-            f.set_exception(StoreError(f"the database cannot be written: {error}"))
+def _run_callbacks(callbacks: list[Callable], error: BaseException | None) -> None:
+    for cb in callbacks:
+        try:
+            cb(error)
+        except Exception:  # one waiter's bug must not keep the others waiting
+            log.exception("a commit callback failed")

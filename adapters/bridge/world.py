@@ -209,7 +209,7 @@ class WorldHost:
         )
         if adapter_name:
             host.adapter = adapters.get(adapter_name)
-        recent = await reader.run(lambda s: s.recent_seen(name, config.dedup_window))
+        recent = await reader.run(lambda s: s.recent_event_ids(name, config.dedup_window))
         host._seen.update(recent)
         host._unsubscribe = [runtime.add_journal(host._journal), runtime.on_effects(host._effects)]
         await runtime.start()
@@ -358,13 +358,10 @@ class WorldHost:
         self._durable_ack(job)
 
     def _durable_ack(self, job: Job, error: Ack | None = None) -> None:
-        """Record the event id and ack once the writer has committed everything so far."""
+        """Ack once the writer has committed everything so far (the event's rows included)."""
         seq = job.last_seq if job.last_seq is not None else self.seq
-        self.writer.seen(self.name, job.event_id, seq)
-        barrier = self.writer.barrier()
 
-        def done(b: asyncio.Future) -> None:
-            exc = b.exception() if not b.cancelled() else asyncio.CancelledError()
+        def committed(exc: BaseException | None) -> None:
             if exc is not None:
                 self._finish(
                     job,
@@ -378,7 +375,7 @@ class WorldHost:
             self._remember(job.event_id, seq)
             self._finish(job, error or {"ok": True, "seq": seq})
 
-        barrier.add_done_callback(done)
+        self.writer.after_commit(committed)
 
     def _finish(self, job: Job, ack: Ack) -> None:
         self._inflight.pop(job.event_id, None)
@@ -454,7 +451,7 @@ class WorldHost:
                 self._pending.append(msg)
                 last = self.seq
         if last is not None:
-            self.writer.barrier().add_done_callback(lambda b, upto=last: self._publish(upto, b))
+            self.writer.after_commit(lambda exc, upto=last: self._publish(upto, exc))
 
     def _snapshot(self) -> None:
         import json
@@ -463,8 +460,8 @@ class WorldHost:
         self.events_since_snapshot = 0
 
     # -- outbound ------------------------------------------------------------------------------
-    def _publish(self, upto: int, barrier: asyncio.Future) -> None:
-        if barrier.cancelled() or barrier.exception() is not None:
+    def _publish(self, upto: int, error: BaseException | None) -> None:
+        if error is not None:
             return  # not durable: never sent (the writer already reported the failure)
         while self._pending and self._pending[0]["seq"] <= upto:
             self._recent.append(self._pending.popleft())

@@ -1,4 +1,5 @@
-"""Shared fixtures of the Roll20 adapter tests: the shared payloads and a world that knows them."""
+"""Fixtures of the Roll20 adapter tests: the payloads (copies of ``shared/fixtures/roll20``, so the
+tests run from any clone) and a world that knows them."""
 
 from __future__ import annotations
 
@@ -15,15 +16,12 @@ from sdk.events import Player
 from sdk.world import Scene, Token, World
 
 ROOT = Path(__file__).resolve().parents[3]
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "roll20"  # shared/ lies beside the clone
 HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
 
 
 def fixture(name: str) -> Any:
-    path = FIXTURES / name
-    if not path.exists():
-        pytest.skip(f"shared fixture {name} not found at {FIXTURES}")
-    return copy.deepcopy(json.loads(path.read_text()))
+    return copy.deepcopy(json.loads((FIXTURES / name).read_text()))
 
 
 @pytest.fixture
