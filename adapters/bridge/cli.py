@@ -120,6 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="events between snapshots of a world (restarts replay at most this many)",
     )
     serve.add_argument(
+        "--sleep-after",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="unload a world from memory after this long without a client, pending prompt "
+        "or waiting script (0: never); it is saved first and wakes when a client connects",
+    )
+    serve.add_argument(
         "--allow-origin",
         action="append",
         default=[],
@@ -307,9 +315,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     for noisy in ("aiohttp.access", "socketio", "engineio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    from sdk.errors import ScriptError
+    from sdk.loader import load_source
+
     for script in args.script:
-        if not Path(script).is_file():
-            print(f"vttbridge: no script file {script!r}", file=sys.stderr)
+        try:  # fail now, with the script's own error, rather than once per world
+            load_source(Path(script))
+        except ScriptError as e:
+            print(f"vttbridge: cannot load --script {script}: {e}", file=sys.stderr)
             return 2
     try:
         store = Store(args.db)
@@ -341,7 +354,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         burst=args.burst,
         durability=args.durability,
         cors=args.allow_origin or "*",
-        world=WorldConfig(snapshot_every=max(1, args.snapshot_every)),
+        world=WorldConfig(
+            snapshot_every=max(1, args.snapshot_every), sleep_after=max(0.0, args.sleep_after)
+        ),
     )
     bridge = Bridge(config, adapters=adapters)
     try:

@@ -22,6 +22,8 @@ class ErrorCode:
     UNKNOWN_WORLD = "unknown_world"
     WRONG_KEY = "wrong_key"
     UNSUPPORTED_PROTOCOL = "unsupported_protocol"
+    WORLD_UNAVAILABLE = "world_unavailable"
+    LINKED_ELSEWHERE = "linked_elsewhere"
     # inbound events
     BAD_JSON = "bad_json"
     BAD_PAYLOAD = "bad_payload"

@@ -53,7 +53,7 @@ from rules.options import Options
 
 log = logging.getLogger("vttbridge")
 
-MALFORMED_EVENT = "\x00malformed"  # cannot collide with a real event name (NUL is not sent)
+MALFORMED_EVENT = "\x00malformed"  # no VTT names an event so; a client that does gets bad_json
 KEY_HEADER = "X-World-Key"
 
 
@@ -166,6 +166,10 @@ class Session:
         return f"{what} client ({c.get('name', '?')} {c.get('version', '')})".replace(" )", ")")
 
 
+class WorldUnavailable(Exception):
+    """A world that exists but cannot be loaded (an unreadable snapshot, a broken script)."""
+
+
 class Refused(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -216,8 +220,9 @@ class Bridge:
         self.writer: LogWriter | None = None
         self.reader: Reader | None = None
         self.started_at = time.time()
-        self._records: dict[str, WorldRecord] = {}
         self._loading: dict[str, asyncio.Task] = {}
+        self._sleeping: dict[str, asyncio.Task] = {}
+        self._sweeper: asyncio.Task | None = None
         self._closing = False
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
@@ -230,7 +235,13 @@ class Bridge:
         self.reader = Reader(cfg.database)
         records = await self.reader.run(lambda s: s.worlds())
         for rec in records:
-            await self._load_world(rec)
+            try:
+                await self._load_world(rec)
+            except Exception as e:  # one unreadable world must not keep the others down
+                log.error("World %r could not be loaded and is unavailable: %s", rec.name, e)
+        _trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
+        if cfg.world.sleep_after > 0:
+            self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
         self.sio = socketio.AsyncServer(
             async_mode="aiohttp",
             serializer=_packet_class(cfg.max_payload),
@@ -259,6 +270,11 @@ class Bridge:
         if self._closing:
             return
         self._closing = True  # new events are refused with shutting_down from here on
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for task in list(self._sleeping.values()):
+            with contextlib.suppress(Exception):
+                await task
         # Events already queued are processed and acknowledged while clients are still here.
         for host in list(self.worlds.values()):
             with contextlib.suppress(Exception):
@@ -350,17 +366,21 @@ class Bridge:
             acked_seq=rec.acked_seq,
             adapter_name=rec.adapter,
         )
-        self._records[rec.name] = rec
         self.worlds[rec.name] = host
         return host
 
     async def _world(self, name: str) -> WorldHost | None:
-        """A hosted world; one created (``vttbridge world create``) while we run is loaded on
-        its first connect."""
+        """A hosted world, woken if it sleeps; one created (``vttbridge world create``) while
+        we run is loaded on its first use. Restarts the world's idle clock."""
         host = self.worlds.get(name)
         if host is not None:
+            host.keep_awake()
             return host
         assert self.reader is not None
+        sleeping = self._sleeping.get(name)
+        if sleeping is not None:  # being saved: wake it from that snapshot, not before
+            with contextlib.suppress(Exception):
+                await asyncio.shield(sleeping)
         task = self._loading.get(name)
         if task is None:
             rec = await self.reader.run(lambda s: s.world(name))
@@ -371,8 +391,49 @@ class Bridge:
             task = self._loading.setdefault(name, asyncio.ensure_future(self._load_world(rec)))
         try:
             return await asyncio.shield(task)
+        except Exception as e:
+            log.error("World %r could not be loaded: %s", name, e)
+            raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
         finally:
             self._loading.pop(name, None)
+
+    async def _sweep(self) -> None:
+        """Put worlds to sleep once they have been idle for ``sleep_after`` seconds."""
+        after = self.config.world.sleep_after
+        interval = min(30.0, max(0.2, after / 4))
+        while True:
+            await asyncio.sleep(interval)
+            asleep = [h for h in list(self.worlds.values()) if h.can_sleep(after)]
+            for host in asleep:
+                self._put_to_sleep(host)
+            if asleep:
+                saving = [t for h in asleep if (t := self._sleeping.get(h.name)) is not None]
+                await asyncio.gather(*saving, return_exceptions=True)
+                _trim_memory()
+
+    def _put_to_sleep(self, host: WorldHost) -> None:
+        name = host.name
+        if self.worlds.get(name) is not host:
+            return
+        del self.worlds[name]  # from now on a connect wakes it (after the save below)
+
+        async def sleep() -> None:
+            try:
+                await host.stop(snapshot=True)
+                assert self.writer is not None
+                await self.writer.barrier()
+                log.info(
+                    "World %r saved and asleep (no client for %s); it wakes when a client "
+                    "connects.",
+                    name,
+                    _duration(self.config.world.sleep_after),
+                )
+            except Exception:
+                log.exception("World %r could not be put to sleep cleanly", name)
+            finally:
+                self._sleeping.pop(name, None)
+
+        self._sleeping[name] = asyncio.ensure_future(sleep())
 
     async def _role(self, name: str, key: str) -> str | None:
         """``"gm"``, ``"observer"`` or None. The hash is re-read so a key reset applies at
@@ -404,7 +465,7 @@ class Bridge:
             raise socketio.exceptions.ConnectionRefusedError(r.message, {"code": r.code}) from None
         self.sessions[sid] = sess
         host = sess.host
-        host.subscribers[sid] = sess.subscriber
+        host.subscribe(sess.subscriber)
         await self.sio.enter_room(sid, f"world:{host.name}", namespace=adapter.ns)
         missed = await host.count_commands_after(sess.subscriber.cursor)
         returning = isinstance(auth, dict) and auth.get("last_seq") is not None
@@ -442,7 +503,10 @@ class Bridge:
             err = e.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
             raise Refused(ErrorCode.BAD_AUTH, f"Bad connect auth: {where}: {err['msg']}.") from None
-        host = await self._world(a.world)
+        try:
+            host = await self._world(a.world)
+        except WorldUnavailable as e:
+            raise Refused(ErrorCode.WORLD_UNAVAILABLE, f"{e} (see the server log).") from None
         if host is None:
             raise Refused(
                 ErrorCode.UNKNOWN_WORLD,
@@ -452,6 +516,13 @@ class Bridge:
         role = await self._role(a.world, a.key)
         if role is None:
             raise Refused(ErrorCode.WRONG_KEY, f"Wrong key for world {a.world!r}.")
+        if host.stopped:  # it fell asleep while the key was checked: wake it again
+            try:
+                host = await self._world(a.world)
+            except WorldUnavailable as e:
+                raise Refused(ErrorCode.WORLD_UNAVAILABLE, str(e)) from None
+            if host is None:
+                raise Refused(ErrorCode.UNKNOWN_WORLD, f"World {a.world!r} was deleted.")
         if self._closing:
             raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
         cursor: int
@@ -463,7 +534,7 @@ class Bridge:
                 ]  # fmt: skip
                 if other:
                     raise Refused(
-                        "linked_elsewhere",
+                        ErrorCode.LINKED_ELSEWHERE,
                         f"World {a.world!r} is linked to {host.adapter.name}, whose client is "
                         "connected; disconnect it first.",
                     )
@@ -505,7 +576,7 @@ class Bridge:
         sess = self.sessions.pop(sid, None)
         if sess is None:
             return
-        sess.host.subscribers.pop(sid, None)
+        sess.host.unsubscribe(sid)
         if sess.pump is not None:
             sess.pump.cancel()
         if not self._closing:
@@ -639,12 +710,31 @@ class Bridge:
                 "missing_key",
                 f"Send the world key in the Authorization: Bearer header (or {KEY_HEADER}).",
             )
-        host = await self._world(name)
+        try:
+            host = await self._world(name)
+        except WorldUnavailable as e:
+            return _http_error(503, ErrorCode.WORLD_UNAVAILABLE, str(e))
         if host is None:
             return _http_error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
         if await self._role(name, key) is None:
             return _http_error(403, ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
         return web.json_response(host.state())
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 120:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+def _trim_memory() -> None:
+    """Hand freed heap back to the OS (glibc keeps it otherwise, and RSS stays high)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 class _AckHandler:

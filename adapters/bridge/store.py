@@ -26,9 +26,9 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -301,9 +301,21 @@ class LogWriter:
         # trip). An fsync (durability="full") takes milliseconds: that goes to the thread.
         self.inline = (durability != "full") if inline is None else inline
         self._thread: threading.Thread | None = None
+        self._checkpoints: queue.SimpleQueue | None = None
+        self._checkpointer: threading.Thread | None = None
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
             self._thread.start()
+        else:
+            # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB)
+            # would run inside some commit, on the event loop, for milliseconds. A thread with
+            # its own connection does it instead; WAL lets it run beside the writer.
+            self.store.conn.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoints = queue.SimpleQueue()
+            self._checkpointer = threading.Thread(
+                target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
+            )
+            self._checkpointer.start()
 
     # -- producers (event loop thread) -------------------------------------------------------
     def _add(self, item: Any) -> None:
@@ -374,7 +386,25 @@ class LogWriter:
         if self._thread is not None:
             self._q.put(None)
             self._thread.join(timeout)
+        if self._checkpointer is not None and self._checkpoints is not None:
+            self._checkpoints.put(None)
+            self._checkpointer.join(timeout)
         self.store.close()
+
+    CHECKPOINT_EVERY = 500
+    """Commits between two checkpoints (inline mode)."""
+
+    def _checkpoint_loop(self, path: str | Path) -> None:
+        assert self._checkpoints is not None
+        conn = connect(path)
+        try:
+            while self._checkpoints.get() is not None:
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error as e:  # retried at the next one; the WAL just grows
+                    log.warning("WAL checkpoint of %s failed: %s", path, e)
+        finally:
+            conn.close()
 
     # -- the writer thread -------------------------------------------------------------------
     def _run(self) -> None:
@@ -421,6 +451,8 @@ class LogWriter:
                     conn.execute("ROLLBACK")
             self.stats.busy_seconds += time.perf_counter() - started
             self.stats.batches += 1
+            if self._checkpoints is not None and self.stats.batches % self.CHECKPOINT_EVERY == 0:
+                self._checkpoints.put(True)
             self.stats.rows += len(writes)
             self.stats.largest_batch = max(self.stats.largest_batch, len(writes))
         if self.failed is not None:

@@ -121,6 +121,10 @@ class WorldConfig:
     """Events waiting per world before new ones are refused with ``busy``."""
     recent_commands: int = 1024
     """Commands kept in memory for re-sending; older ones are read from the database."""
+    sleep_after: float = 600.0
+    """Seconds a world may sit with no client, no queued event, no pending prompt and no
+    waiting script before it is saved and unloaded from memory (0: never). It wakes, from its
+    snapshot, when a client connects or its state is read."""
 
 
 class WorldHost:
@@ -155,6 +159,9 @@ class WorldHost:
         """The adapter of the GM client that last linked this world: effects become its
         commands (a world is linked to one VTT at a time)."""
         self.subscribers: dict[str, Subscriber] = {}
+        self.idle_since: float | None = time.monotonic()
+        """When the last client left (None while one is connected)."""
+        self.stopped = False
         self.events_since_snapshot = 0
         self.replay_divergences = 0
 
@@ -273,12 +280,45 @@ class WorldHost:
                 why,
             )
 
+    # -- presence ------------------------------------------------------------------------------
+    def subscribe(self, sub: Subscriber) -> None:
+        self.subscribers[sub.sid] = sub
+        self.idle_since = None
+
+    def unsubscribe(self, sid: str) -> None:
+        self.subscribers.pop(sid, None)
+        if not self.subscribers:
+            self.idle_since = time.monotonic()
+
+    def keep_awake(self) -> None:
+        """Restart the idle clock (someone is about to use the world)."""
+        if self.idle_since is not None:
+            self.idle_since = time.monotonic()
+
+    def can_sleep(self, idle_for: float) -> bool:
+        """Idle long enough, and nothing that needs the runtime in memory: no client, no
+        queued or unsaved work, no pending prompt (its timeout must fire), no script waiting."""
+        if self.idle_since is None or time.monotonic() - self.idle_since < idle_for:
+            return False
+        rt = self.runtime
+        return not (
+            self.subscribers
+            or self._inflight
+            or self._queue.qsize()
+            or self._pending
+            or rt.world.prompts
+            # not public in the runtime: waiting wait_for/ask callbacks and their timers
+            or getattr(rt, "_waiters", None)
+            or getattr(rt, "_parked", None)
+        )
+
     async def drain(self) -> None:
         """Wait until every queued event has been processed."""
         await self._queue.join()
 
     async def stop(self, *, snapshot: bool = True) -> None:
         """Stop taking events; wait for queued ones; write a final snapshot."""
+        self.stopped = True
         if self._consumer is not None:
             await self._queue.join()
             self._consumer.cancel()
@@ -324,6 +364,9 @@ class WorldHost:
                 self._finish(job, ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
             finally:
                 self._queue.task_done()
+            # An idle world would otherwise keep its last payload (often a whole scene) alive
+            # in this frame until the next event.
+            del job
 
     async def _process(self, job: Job) -> None:
         world = self.runtime.world
@@ -545,7 +588,3 @@ class Reader:
 async def _as_duplicate(fut: asyncio.Future) -> Ack:
     ack = await asyncio.shield(fut)
     return dict(ack, duplicate=True) if ack.get("ok") else ack
-
-
-def now() -> float:
-    return time.time()

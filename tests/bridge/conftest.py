@@ -107,10 +107,12 @@ class Server:
         await self.runner.cleanup()
 
 
-async def start_server(db: Path, **cfg: Any) -> Server:
-    world_cfg = cfg.pop("world", None) or WorldConfig()
-    config = BridgeConfig(database=db, world=world_cfg, reload_scripts=False, **cfg)
-    bridge = Bridge(config, adapters=[MiniTable()])
+async def start_server(db: Path, bridge: Bridge | None = None, **cfg: Any) -> Server:
+    """A bridge (by default with only MiniTable) served on a free port."""
+    if bridge is None:
+        world_cfg = cfg.pop("world", None) or WorldConfig()
+        config = BridgeConfig(database=db, world=world_cfg, reload_scripts=False, **cfg)
+        bridge = Bridge(config, adapters=[MiniTable()])
     app = await bridge.start()
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0)
     await runner.setup()

@@ -150,6 +150,7 @@ class MiniTable(Adapter):
                     )
                 return [
                     ev.TokenMoved(
+                        id=payload.id,
                         token=payload.token,
                         from_cell=world.tokens[payload.token].cell,
                         to_cell=cell(payload.x, payload.y),

@@ -120,3 +120,11 @@ def test_serve_with_no_arguments_creates_and_prints_a_default_world(tmp_path):
     assert "World 'default' created" in text and "vtt_gm_" in text
     assert (tmp_path / "vttbridge.sqlite3").exists()
     assert "Bridge stopped" in text
+
+
+def test_serve_refuses_a_broken_script(tmp_path, capsys):
+    script = tmp_path / "broken.py"
+    script.write_text("from sdk import Script\nscript = Script('x')\n1 / 0\n")
+    code, _, err = run(capsys, "serve", "--db", str(tmp_path / "w.sqlite3"), "--script",
+                       str(script))  # fmt: skip
+    assert code == 2 and "broken.py:3" in err and "ZeroDivisionError" in err

@@ -128,3 +128,56 @@ async def test_disconnect_and_reconnect_are_logged(server, worlds, client_factor
         await again.close()
     assert "left world 'table1'" in caplog.text
     assert "reconnected to world 'table1' as GM; 1 command re-sent" in caplog.text
+
+
+async def test_a_world_links_to_one_vtt_at_a_time(db, worlds, caplog):
+    from adapters.bridge.server import Bridge, BridgeConfig
+    from tests.bridge.minitable import MiniTable
+
+    class OtherTable(MiniTable):
+        name = "othertable"
+
+    caplog.set_level("INFO")
+    bridge = Bridge(BridgeConfig(database=db, reload_scripts=False), [MiniTable(), OtherTable()])
+    server = await start_server(db, bridge=bridge)
+    key = worlds["table1"][0]
+    auth = {"world": "table1", "key": key, "client": CLIENT}
+    try:
+        mini = await TableClient().connect(server.url, "table1", key)
+        other = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+        errors: list = []
+        other.on("connect_error", errors.append, namespace="/othertable")
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await other.connect(server.url, namespaces=["/othertable"], auth=auth, wait_timeout=5)
+        assert errors[0]["data"]["code"] == "linked_elsewhere"
+        assert "linked to minitable" in errors[0]["message"]
+        await other.disconnect()
+        await mini.close()
+        await other.connect(server.url, namespaces=["/othertable"], auth=auth, wait_timeout=5)
+        assert server.bridge.worlds["table1"].adapter.name == "othertable"
+        assert "now linked to othertable (was minitable)" in caplog.text
+        await other.disconnect()
+    finally:
+        await server.stop()
+
+
+async def test_an_unreadable_world_does_not_take_the_others_down(db, worlds):
+    import sqlite3
+
+    server = await start_server(db)
+    await server.stop()
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE snapshots SET data='{\"format\": 99}' WHERE world='table1'")
+    conn.commit()
+    conn.close()
+    server = await start_server(db)
+    try:
+        message, data = await refused(
+            server.url, {"world": "table1", "key": worlds["table1"][0], "client": CLIENT}
+        )
+        assert data["code"] == "world_unavailable" and "snapshot format" in message
+        c = await TableClient().connect(server.url, "table2", worlds["table2"][0])
+        assert (await c.send("snapshot", scene()))["ok"]
+        await c.close()
+    finally:
+        await server.stop()

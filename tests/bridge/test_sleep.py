@@ -1,0 +1,69 @@
+"""Idle worlds are saved and unloaded, and wake when a client comes back."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+
+from adapters.bridge.world import WorldConfig
+from sdk.world import Prompt
+from tests.bridge.conftest import TableClient, scene, start_server
+
+
+async def wait_until(cond, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not cond():
+            await asyncio.sleep(0.05)
+
+
+async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds, caplog):
+    caplog.set_level("INFO")
+    server = await start_server(db, world=WorldConfig(sleep_after=0.3))
+    key = worlds["table1"][0]
+    try:
+        c = await TableClient().connect(server.url, "table1", key)
+        await c.send("snapshot", scene())
+        move = {"id": "mv1", "token": "kevin", "x": 700, "y": 700}
+        first = await c.send("tokenMoved", move)
+        await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"})
+        await c.wait_commands(1)
+        before = server.bridge.worlds["table1"].runtime.snapshot()
+        await asyncio.sleep(0.6)
+        assert "table1" in server.bridge.worlds  # a client is connected: stays awake
+        await c.close()
+        await wait_until(lambda: "table1" not in server.bridge.worlds)
+        assert "World 'table1' saved and asleep" in caplog.text
+
+        back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
+        host = server.bridge.worlds["table1"]
+        assert host.runtime.snapshot()["world"] == before["world"]
+        assert await back.send("tokenMoved", move) == {**first, "duplicate": True}
+        await back.settle(0.2)
+        assert back.commands == []  # nothing re-sent
+        await back.close()
+    finally:
+        await server.stop()
+
+
+async def test_reading_state_wakes_a_sleeping_world(db, worlds):
+    server = await start_server(db, world=WorldConfig(sleep_after=0.2))
+    try:
+        await wait_until(lambda: "table2" not in server.bridge.worlds)
+        async with aiohttp.ClientSession() as s:
+            url = f"{server.url}/api/worlds/table2/state"
+            async with s.get(url, headers={"X-World-Key": worlds["table2"][0]}) as r:
+                assert r.status == 200 and (await r.json())["world"] == "table2"
+        assert "table2" in server.bridge.worlds
+    finally:
+        await server.stop()
+
+
+async def test_pending_prompt_keeps_a_world_awake(server):
+    host = server.bridge.worlds["table1"]
+    host.idle_since = 0.0  # idle for ages
+    assert host.can_sleep(1.0)
+    host.runtime.world.prompts["p1"] = Prompt(
+        id="p1", kind="ask", player="gm", question="?", options=["a", "b"], default="a"
+    )
+    assert not host.can_sleep(1.0)
