@@ -417,7 +417,13 @@ class WorldRuntime:
     async def _consume(self) -> None:
         assert self._queue is not None
         queue = self._queue
+        item: Any = None
+        fut: asyncio.Future[Any] | None = None
+        effects: list[BaseEffect] | None = None
+        effects_out: list[Effect] | None = None
         while True:
+            # drop the last event, its future and effects first: an idle world holds nothing
+            item = fut = effects = effects_out = None
             item, fut = await queue.get()
             if callable(item) and not isinstance(item, BaseEvent):
                 await self._run_job(item, fut)
@@ -443,7 +449,7 @@ class WorldRuntime:
                 if fut is not None and not fut.done():
                     fut.set_exception(e)
                 continue
-            effects_out: list[Effect] = list(effects)  # type: ignore[arg-type]
+            effects_out = list(effects)  # type: ignore[arg-type]
             for cb in list(self._journal):
                 await _call_quietly(cb, item, effects_out)
             if fut is not None:
@@ -1221,9 +1227,11 @@ class WorldRuntime:
                 case _:
                     pass
         # rules that move characters (charge, FoE move) change Encounter.positions
+        # (a place() puts the same Cell in both, so an untouched token costs an identity test)
+        tokens = w.tokens
         for tid, cell in list(enc.positions.items()):
-            tok = w.tokens.get(tid)
-            if tok is not None and tok.cell != cell:
+            tok = tokens.get(tid)
+            if tok is not None and tok.cell is not cell and tok.cell != cell:
                 old = tok.cell
                 self._move(tid, cell, [], animate=True, fire=True, source="runtime", old=old)
         for choice in outcome.choices:

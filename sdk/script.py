@@ -23,9 +23,11 @@ runtime reads a script's registrations when it loads it, and drops them when it 
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import types
 import typing
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -278,7 +280,23 @@ def _default_condition_types() -> tuple[type[BaseEvent], ...]:
     return (TokenMoved, ChatCommand, ActionDeclared)
 
 
+_POSITIONAL_COUNTS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
 def positional_count(fn: Callable[..., Any]) -> int:
+    """How many positional arguments ``fn`` takes (99 for ``*args``); cached per callable
+    (``inspect.signature`` is too slow to run on every event)."""
+    try:
+        return _POSITIONAL_COUNTS[fn]
+    except (KeyError, TypeError):
+        pass
+    n = _positional_count(fn)
+    with contextlib.suppress(TypeError):  # not weak-referenceable or not hashable: no cache
+        _POSITIONAL_COUNTS[fn] = n
+    return n
+
+
+def _positional_count(fn: Callable[..., Any]) -> int:
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):

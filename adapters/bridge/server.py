@@ -78,6 +78,8 @@ class BridgeConfig:
     every world."""
     world: WorldConfig = field(default_factory=WorldConfig)
     reload_scripts: bool = True
+    entry_point_scripts: bool = True
+    """Load the scripts installed packages register in the ``vttbridge.scripts`` group."""
     ping_interval: float = 25.0
     ping_timeout: float = 20.0
 
@@ -352,6 +354,7 @@ class Bridge:
         kw: dict[str, Any] = {
             "scripts": list(self.config.scripts),
             "reload_interval": 1.0 if self.config.reload_scripts else None,
+            "entry_points": self.config.entry_point_scripts,
         }
         if rec.options:
             kw["options"] = Options.model_validate(rec.options)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import aiohttp
 
@@ -17,8 +18,22 @@ async def wait_until(cond, timeout: float = 5.0) -> None:
             await asyncio.sleep(0.05)
 
 
-async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds, caplog):
-    caplog.set_level("INFO")
+class Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds):
+    # Our own handler on the bridge's logger: independent of what other tests did to the root.
+    logger, records = logging.getLogger("vttbridge"), Records()
+    logger.addHandler(records)
+    level, disabled = logger.level, logger.disabled
+    logger.setLevel(logging.INFO)
+    logger.disabled = False
     server = await start_server(db, world=WorldConfig(sleep_after=0.3))
     key = worlds["table1"][0]
     try:
@@ -33,7 +48,8 @@ async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds, caplog):
         assert "table1" in server.bridge.worlds  # a client is connected: stays awake
         await c.close()
         await wait_until(lambda: "table1" not in server.bridge.worlds)
-        assert "World 'table1' saved and asleep" in caplog.text
+        # the line is logged once the save is done, a moment after the world left the table
+        await wait_until(lambda: any("'table1' saved and asleep" in ln for ln in records.lines))
 
         back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
         host = server.bridge.worlds["table1"]
@@ -44,6 +60,9 @@ async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds, caplog):
         await back.close()
     finally:
         await server.stop()
+        logger.removeHandler(records)
+        logger.setLevel(level)
+        logger.disabled = disabled
 
 
 async def test_reading_state_wakes_a_sleeping_world(db, worlds):
