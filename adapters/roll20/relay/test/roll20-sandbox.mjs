@@ -304,7 +304,7 @@ export async function until(check, ms = 5000, what = "condition") {
   for (;;) {
     const v = await check();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === "function" ? what() : what}`);
     await tick(10);
   }
 }
