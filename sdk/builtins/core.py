@@ -18,6 +18,8 @@ Decisions where the issue was silent:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rules import encounter as rules_enc
 from rules.outcome import Outcome
 from sdk.commands import key_values, parse_int, parse_value
@@ -55,6 +57,11 @@ def actor_of(cmd: ChatCommand, ctx: Context, ref: str | None = None) -> str:
     if not ctx.world.may_control(cmd.player, cmd.role, tok.id):
         raise UsageError(f"You do not control {tok.display}.")
     return tok.id
+
+
+def actor_as(cmd: ChatCommand, ctx: Context, flags: Mapping[str, object]) -> str:
+    """:func:`actor_of` for a command that takes ``--as <token>``."""
+    return actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
 
 
 def require_gm(cmd: ChatCommand) -> None:

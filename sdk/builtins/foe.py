@@ -25,7 +25,7 @@ from rules.foe import sneaking as rsneak
 from rules.foe import surprise as rsurprise
 from rules.geometry import Cell
 from rules.outcome import RuleError
-from sdk.builtins.core import actor_of
+from sdk.builtins.core import actor_as
 from sdk.commands import parse_float, parse_int, split_flags
 from sdk.context import Context
 from sdk.errors import UsageError
@@ -146,7 +146,7 @@ def move(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"as": True})
     if not pos:
         raise UsageError("Give at least the destination cell.")
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     cells = [parse_cell(p, ctx) for p in pos]
     start = ctx.tokens[actor].cell
     out = rmove.move(ctx.encounter, actor, cells)
@@ -164,7 +164,7 @@ def charge(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"to": True, "as": True})
     if len(pos) != 1:
         raise UsageError()
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     target = ctx.token(pos[0]).id
     start = ctx.tokens[actor].cell
     if "to" in flags:
@@ -206,7 +206,7 @@ def charge_attack(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"horns": False, "damage": True, "as": True})
     if len(pos) != 2 or pos[1].lower() not in ("hit", "miss"):
         raise UsageError()
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     target = ctx.token(pos[0]).id
     horns = bool(flags.get("horns"))
     damage = str(flags["damage"]) if "damage" in flags else None
@@ -238,7 +238,7 @@ def fear_check_chosen(prompt: Prompt, answer: str, ctx: Context) -> None:
 def jump(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
     pos, flags = split_flags(cmd.argv, {"running": False, "as": True})
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     gap = height = None
     if pos:
         if len(pos) != 2 or pos[0].lower() not in ("gap", "high", "long"):
@@ -261,7 +261,7 @@ def sneak(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"enemies": True, "modifier": True, "as": True})
     if pos:
         raise UsageError()
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     enemies = enemies_of(ctx, actor, flags.get("enemies"))
     modifier = parse_int(str(flags["modifier"]), "The modifier") if "modifier" in flags else 0
     ctx.rule(rsneak.sneak, actor, enemies=enemies, modifier=modifier)
@@ -275,7 +275,7 @@ def sneak(cmd: ChatCommand, ctx: Context) -> None:
 def hide(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
     _, flags = split_flags(cmd.argv, {"enemies": True, "modifier": True, "as": True})
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     enemies = enemies_of(ctx, actor, flags.get("enemies"))
     modifier = parse_int(str(flags["modifier"]), "The modifier") if "modifier" in flags else 0
     ctx.rule(rsneak.hide, actor, enemies=enemies, modifier=modifier)
@@ -291,7 +291,7 @@ def sneak_attack(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"damage": True, "crit": True, "armor": True, "as": True})
     if len(pos) != 2 or pos[1].lower() not in ("hit", "miss") or "damage" not in flags:
         raise UsageError()
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     crit = parse_float(str(flags["crit"]), "The critical multiplier") if "crit" in flags else 1.0
     armor = parse_int(str(flags["armor"]), "Armor") if "armor" in flags else 0
     ctx.rule(

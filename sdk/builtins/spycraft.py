@@ -38,7 +38,7 @@ from typing import Any
 from rules.outcome import RuleError
 from rules.spycraft import ready as rready
 from rules.spycraft import standoff as rstandoff
-from sdk.builtins.core import actor_of
+from sdk.builtins.core import actor_as
 from sdk.commands import parse_float, split_flags
 from sdk.context import Context
 from sdk.errors import UsageError
@@ -127,7 +127,7 @@ def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
     timing = str(flags.get("timing", "completion")).lower()
     if timing not in ("attempt", "completion"):
         raise UsageError("--timing is attempt or completion.")
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     action = " ".join(pos)
     spec, description = parse_condition(str(flags["when"]), ctx, actor, timing)
     ctx.rule(rready.declare, actor, action, description, timing=timing)
@@ -197,7 +197,7 @@ def ready_answered(prompt: Prompt, answer: str, ctx: Context) -> None:
 def unready(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
     _, flags = split_flags(cmd.argv, {"as": True, "nosave": False})
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     save = not (flags.get("nosave") and cmd.role == "gm")
     ctx.rule(rready.end_ready, actor, save=save)
     _sync_watches(ctx)
@@ -285,7 +285,7 @@ def standoff_cmd(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"as": True})
     if len(pos) != 1:
         raise UsageError()
-    target = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    target = actor_as(cmd, ctx, flags)
     attacker = ctx.token(pos[0]).id
     for p in ctx.prompts():  # the offer is answered by doing it
         if (
@@ -308,7 +308,7 @@ def join_cmd(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"as": True})
     if len(pos) < 2:
         raise UsageError("Name the participant whose side you join, and your weapon.")
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     ally = ctx.token(pos[0]).id
     so = rstandoff.standoff_of(ctx.encounter, ally)
     if so is None:
@@ -325,7 +325,7 @@ def join_cmd(cmd: ChatCommand, ctx: Context) -> None:
 def surrender_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
     _, flags = split_flags(cmd.argv, {"as": True})
-    actor = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    actor = actor_as(cmd, ctx, flags)
     ctx.rule(rstandoff.surrender, actor)
     _sync_watches(ctx)
 
@@ -340,7 +340,7 @@ def permit_cmd(cmd: ChatCommand, ctx: Context) -> None:
     pos, flags = split_flags(cmd.argv, {"as": True})
     if not pos:
         raise UsageError()
-    granter = actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
+    granter = actor_as(cmd, ctx, flags)
     ctx.rule(rstandoff.grant_permission, granter, ctx.token(pos[0]).id, order=" ".join(pos[1:]))
 
 
