@@ -8,10 +8,13 @@ Public interface (the socket bridge builds on exactly this)::
     unsubscribe = rt.add_journal(lambda event, effects: ...)   # after EVERY processed event
     rt.on_effects(lambda effects: ...)                         # effects no submit asked for
     effects = await rt.submit(TokenMoved(token="t1", to_cell=Cell(x=3, y=4)))
+    async with rt.lock:                                        # a host that orders its own
+        effects = await rt.process(event)                      # events: no hand-off
     data = rt.snapshot(); rt2 = WorldRuntime.restore("world-1", data)
     await rt.stop()
 
-How one event is processed (a *step*), always by the world's single consumer task:
+How one event is processed (a *step*), one at a time under :attr:`WorldRuntime.lock` (by the
+world's consumer task for ``submit``, in the caller's task for ``process``):
 
 1. validate: anything wrong raises :class:`EventRejected` before a single change;
 2. ingest: the world's own bookkeeping (token positions, stats, scene, players);
@@ -173,6 +176,7 @@ class WorldRuntime:
         self.reload_interval = reload_interval
 
         self._queue: asyncio.Queue[tuple[Any, asyncio.Future[Any] | None]] | None = None
+        self._lock = asyncio.Lock()
         self._consumer: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._journal: list[JournalCallback] = []
@@ -254,28 +258,30 @@ class WorldRuntime:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._consumer
             self._consumer = None
-        for h in self._prompt_timers.values():
-            h.cancel()
-        self._prompt_timers.clear()
-        tasks = list(self._task_reg)
-        for t in tasks:
-            t.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-        self._running.clear()
-        self._parked.clear()
-        self._task_reg.clear()
-        for w in list(self._waiters.values()):
-            if w.timer:
-                w.timer.cancel()
-        self._waiters.clear()
-        self._prompt_waiters.clear()
-        if self._queue is not None:
-            while not self._queue.empty():
-                _, fut = self._queue.get_nowait()
-                if fut is not None and not fut.done():
-                    fut.cancel()
-        self._queue = None
+        # an event a caller is processing (process()) finishes first; nothing starts after
+        async with self._lock:
+            for h in self._prompt_timers.values():
+                h.cancel()
+            self._prompt_timers.clear()
+            tasks = list(self._task_reg)
+            for t in tasks:
+                t.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+            self._running.clear()
+            self._parked.clear()
+            self._task_reg.clear()
+            for w in list(self._waiters.values()):
+                if w.timer:
+                    w.timer.cancel()
+            self._waiters.clear()
+            self._prompt_waiters.clear()
+            if self._queue is not None:
+                while not self._queue.empty():
+                    _, fut = self._queue.get_nowait()
+                    if fut is not None and not fut.done():
+                        fut.cancel()
+            self._queue = None
 
     async def __aenter__(self) -> WorldRuntime:
         await self.start()
@@ -294,6 +300,24 @@ class WorldRuntime:
         fut: asyncio.Future[list[Effect]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((ev, fut))
         return await fut
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held while one event (or job) is processed; FIFO, so waiting holders go in arrival
+        order. Hold it to read or change the world between events, and to call
+        :meth:`process`."""
+        return self._lock
+
+    async def process(self, event: Event | BaseEvent | Mapping[str, Any]) -> list[Effect]:
+        """Process ``event`` now, in the calling task, which must hold :attr:`lock`: the
+        same step, journal and effects as :meth:`submit`, without the hand-off to the
+        consumer task. For a host that already orders its events (the socket bridge takes
+        the lock in arrival order). Raises :class:`EventRejected` (world untouched)."""
+        if not self._lock.locked():
+            raise RuntimeError("process() needs the runtime's lock: async with rt.lock: ...")
+        if self._queue is None:
+            raise RuntimeError(f"world {self.world_id} is not running; await start() first")
+        return await self._handle(parse_event(event))
 
     def add_journal(self, callback: JournalCallback) -> Callable[[], None]:
         """Call ``callback(event, effects)`` after every processed event (also those the
@@ -419,45 +443,49 @@ class WorldRuntime:
         queue = self._queue
         item: Any = None
         fut: asyncio.Future[Any] | None = None
-        effects: list[BaseEffect] | None = None
-        effects_out: list[Effect] | None = None
+        effects: list[Effect] | None = None
         while True:
             # drop the last event, its future and effects first: an idle world holds nothing
-            item = fut = effects = effects_out = None
+            item = fut = effects = None
             item, fut = await queue.get()
-            if callable(item) and not isinstance(item, BaseEvent):
-                await self._run_job(item, fut)
-                continue
-            try:
-                self._validate(item)
-                item = self._normalize(item)
-                effects = await self._process(item)
-            except EventRejected as e:
-                if fut is not None and not fut.done():
-                    fut.set_exception(e)
-                else:
-                    log.warning(
-                        "world %s: internal event %s rejected: %s", self.world_id, item.type, e
-                    )
-                continue
-            except asyncio.CancelledError:
-                if fut is not None and not fut.done():
-                    fut.cancel()
-                raise
-            except Exception as e:  # a bug of ours: report it, keep the world running
-                log.exception("world %s: processing %s failed", self.world_id, item.type)
-                if fut is not None and not fut.done():
-                    fut.set_exception(e)
-                continue
-            effects_out = list(effects)  # type: ignore[arg-type]
-            for cb in list(self._journal):
-                await _call_quietly(cb, item, effects_out)
-            if fut is not None:
-                if not fut.done():
-                    fut.set_result(effects_out)
-            elif effects_out:
-                for cb in list(self._effect_subs):
-                    await _call_quietly(cb, effects_out)
+            async with self._lock:
+                if callable(item) and not isinstance(item, BaseEvent):
+                    await self._run_job(item, fut)
+                    continue
+                try:
+                    effects = await self._handle(item)
+                except EventRejected as e:
+                    if fut is not None and not fut.done():
+                        fut.set_exception(e)
+                    else:
+                        log.warning(
+                            "world %s: internal event %s rejected: %s", self.world_id, item.type, e
+                        )
+                    continue
+                except asyncio.CancelledError:
+                    if fut is not None and not fut.done():
+                        fut.cancel()
+                    raise
+                except Exception as e:  # a bug of ours: report it, keep the world running
+                    log.exception("world %s: processing %s failed", self.world_id, item.type)
+                    if fut is not None and not fut.done():
+                        fut.set_exception(e)
+                    continue
+                if fut is not None:
+                    if not fut.done():
+                        fut.set_result(effects)
+                elif effects:
+                    for cb in list(self._effect_subs):
+                        await _call_quietly(cb, effects)
+
+    async def _handle(self, event: BaseEvent) -> list[Effect]:
+        """One step, then the journal. The caller holds the lock."""
+        self._validate(event)
+        event = self._normalize(event)
+        effects: list[Effect] = list(await self._process(event))  # type: ignore[arg-type]
+        for cb in list(self._journal):
+            await _call_quietly(cb, event, effects)
+        return effects
 
     async def _run_job(self, job: Callable[[], Any], fut: asyncio.Future[Any] | None) -> None:
         step = self._step = _Step()

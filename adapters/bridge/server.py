@@ -194,10 +194,10 @@ class AdapterNamespace(socketio.AsyncNamespace):
             return await self.bridge._connect(self.adapter, sid, environ, rest[0] if rest else None)
         if event == "disconnect":
             return await self.bridge._disconnect(args[0], args[1] if len(args) > 1 else "")
-        # No await before the world's queue: python-socketio runs each event as its own task,
+        # No await before the world's lock: python-socketio runs each event as its own task,
         # and tasks start in arrival order, so this keeps the client's order.
         result = self.bridge._event(self.adapter, args[0], event, args[1:])
-        if asyncio.isfuture(result) or asyncio.iscoroutine(result):
+        if asyncio.iscoroutine(result):
             return await result
         return result
 
@@ -627,8 +627,9 @@ class Bridge:
             log.exception("Sending commands to %s failed", sess.who)
 
     def _event(self, adapter: Adapter, sid: str, event: str, args: tuple) -> Any:
-        """Validate and enqueue one inbound event; returns the ack or a future of it.
-        Synchronous up to the world's queue (see :meth:`AdapterNamespace.trigger_event`)."""
+        """Validate one inbound event; returns the ack, or the coroutine that processes the
+        event and returns it. Synchronous up to the world's lock (see
+        :meth:`AdapterNamespace.trigger_event`)."""
         sess = self.sessions.get(sid)
         if sess is None:
             return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
@@ -676,7 +677,7 @@ class Bridge:
             data = model.model_validate(payload)
         except ValidationError as e:
             return _validation_ack(e)
-        return sess.host.accept(adapter, event, data)
+        return sess.host.handle(adapter, event, data)
 
     # -- HTTP ----------------------------------------------------------------------------------
     async def _http_index(self, request: web.Request) -> web.Response:

@@ -1,22 +1,25 @@
 """One hosted world: its runtime, its ordered inbound queue, its log sequence, dedup, and the
 commands waiting for clients.
 
-The life of an inbound event::
+The life of an inbound event, all in the task python-socketio runs its handler in::
 
-    handler --accept()--> queue --consumer--> adapter.translate_in (against the current world)
-        --> runtime.submit --> journal: log rows + commands queued to the writer
-        --> barrier (the writer committed them) --> ack {"ok": true, "seq"}; commands published
+    handle(): dedup --> the runtime's lock (FIFO: arrival order)
+        --> adapter.translate_in (against the current world) --> runtime.process
+        --> journal: log rows + commands queued to the writer --> lock released
+        --> the writer commits (once per loop turn, for every world)
+        --> ack {"ok": true, "seq"}; commands published
 
-The consumer never waits for the disk: it moves on to the next event while the writer commits,
-and only the ack and the commands wait for the commit. So a crash loses only events nobody was
-told about, and a client never holds a command the server could forget.
+Nothing waits for the disk while holding the lock: the next event is processed while the
+writer commits, and only the ack and the commands wait for the commit. So a crash loses only
+events nobody was told about, and a client never holds a command the server could forget.
+There is no queue of our own: the lock's waiters are the queue, and processing in the
+handler's task saves two task hand-offs per event.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-import contextlib
 import logging
 import time
 from collections import OrderedDict, deque
@@ -165,8 +168,7 @@ class WorldHost:
         self.events_since_snapshot = 0
         self.replay_divergences = 0
 
-        self._queue: asyncio.Queue[Job] = asyncio.Queue()
-        self._consumer: asyncio.Task | None = None
+        self._waiting = 0  # events accepted and not yet processed
         self._job: Job | None = None
         self._seen: OrderedDict[str, int] = OrderedDict()
         self._inflight: dict[str, asyncio.Future] = {}
@@ -226,7 +228,6 @@ class WorldHost:
             # would roll different dice than the first run did
             host._snapshot()
         clock.open()
-        host._consumer = asyncio.create_task(host._consume(), name=f"bridge:{name}")
         if replayed:
             log.info(
                 "World %r restored: %d events replayed after the snapshot at seq %d.",
@@ -255,7 +256,8 @@ class WorldHost:
                     continue
                 self._replaying = event
                 try:
-                    effects = await self.runtime.submit(event)
+                    async with self.runtime.lock:
+                        effects = await self.runtime.process(event)
                 except EventRejected as e:
                     self._diverged(row.seq, f"rejected on replay: {e.message}")
                 else:
@@ -304,7 +306,7 @@ class WorldHost:
         return not (
             self.subscribers
             or self._inflight
-            or self._queue.qsize()
+            or self._waiting
             or self._pending
             or rt.world.prompts
             # not public in the runtime: waiting wait_for/ask callbacks and their timers
@@ -313,18 +315,15 @@ class WorldHost:
         )
 
     async def drain(self) -> None:
-        """Wait until every queued event has been processed."""
-        await self._queue.join()
+        """Wait until every event accepted so far has been processed."""
+        while self._waiting or self.runtime.lock.locked():
+            async with self.runtime.lock:  # FIFO: after every event that was waiting for it
+                pass
 
     async def stop(self, *, snapshot: bool = True) -> None:
-        """Stop taking events; wait for queued ones; write a final snapshot."""
+        """Stop taking events; wait for accepted ones; write a final snapshot."""
         self.stopped = True
-        if self._consumer is not None:
-            await self._queue.join()
-            self._consumer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._consumer
-            self._consumer = None
+        await self.drain()
         if snapshot and self.events_since_snapshot:
             self._snapshot()
         for unsub in self._unsubscribe:
@@ -334,41 +333,51 @@ class WorldHost:
             sub.wake.set()
 
     # -- inbound -----------------------------------------------------------------------------
-    def accept(self, adapter: Adapter, event: str, payload: Inbound) -> Ack | asyncio.Future:
-        """Dedup and enqueue, without awaiting (so arrival order is queue order). Returns an
-        ack now (a duplicate, a full queue) or a future of it."""
+    async def handle(self, adapter: Adapter, event: str, payload: Inbound) -> Ack:
+        """Dedup, process in arrival order, and return the ack once the event is durable.
+
+        No await before the lock is asked for: python-socketio runs each event as its own
+        task, tasks start in arrival order, and the lock's waiters are served in order."""
         eid = payload.id
         seq = self._seen.get(eid)
         if seq is not None:
             return {"ok": True, "seq": seq, "duplicate": True}
         inflight = self._inflight.get(eid)
         if inflight is not None:
-            return _as_duplicate(inflight)
-        if self._queue.qsize() >= self.config.queue_limit:
+            return await _as_duplicate(inflight)
+        if self.stopped:
+            return ack_error(
+                ErrorCode.SHUTTING_DOWN, f"World {self.name!r} is being saved; send it again."
+            )
+        if self._waiting >= self.config.queue_limit:
             return ack_error(
                 ErrorCode.BUSY,
-                f"World {self.name!r} has {self._queue.qsize()} events waiting; try again.",
+                f"World {self.name!r} has {self._waiting} events waiting; try again.",
             )
         fut = asyncio.get_running_loop().create_future()
         self._inflight[eid] = fut
-        self._queue.put_nowait(Job(adapter, event, payload, fut))
-        return fut
-
-    async def _consume(self) -> None:
-        while True:
-            job = await self._queue.get()
-            try:
-                await self._process(job)
-            except Exception as e:  # a bug of ours: answer, log, keep the world running
-                log.exception("World %r: processing %s failed", self.name, job.event)
-                self._finish(job, ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
-            finally:
-                self._queue.task_done()
-            # An idle world would otherwise keep its last payload (often a whole scene) alive
-            # in this frame until the next event.
-            del job
+        job = Job(adapter, event, payload, fut)
+        lock = self.runtime.lock
+        self._waiting += 1
+        try:
+            await lock.acquire()
+        except asyncio.CancelledError:
+            self._inflight.pop(eid, None)
+            fut.cancel()
+            raise
+        finally:
+            self._waiting -= 1
+        try:
+            await self._process(job)
+        except Exception as e:  # a bug of ours: answer, log, keep the world running
+            log.exception("World %r: processing %s failed", self.name, job.event)
+            self._finish(job, ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+        finally:
+            lock.release()
+        return await fut
 
     async def _process(self, job: Job) -> None:
+        """Translate and process one job; the caller holds the runtime's lock."""
         world = self.runtime.world
         try:
             events = job.adapter.translate_in(job.event, job.payload, world)
@@ -386,7 +395,7 @@ class WorldHost:
                 if ev.id is None:
                     ev = ev.model_copy(update={"id": job.event_id})
                 try:
-                    await self.runtime.submit(ev)
+                    await self.runtime.process(ev)
                 except EventRejected as e:
                     msg = e.message
                     if i:  # earlier events of this payload stay applied: say so
