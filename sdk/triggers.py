@@ -196,6 +196,11 @@ class TriggerIndex:
                 self._place(trig)
 
     # -- lookup ------------------------------------------------------------------------------
+    def covers_cells(self) -> bool:
+        """Whether any position trigger covers a cell: when none does, no move can fire one
+        (the runtime then skips working out the cells a move passed through)."""
+        return bool(self._cells)
+
     def entered(self, token: str, path: list[XY]) -> list[tuple[Trigger, XY]]:
         """Position triggers whose cells ``token`` entered along ``path`` (a cell-by-cell path,
         start first), each with the first cell where it went from outside to inside, in

@@ -115,9 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--snapshot-every",
         type=int,
-        default=500,
+        default=2000,
         metavar="EVENTS",
-        help="events between snapshots of a world (restarts replay at most this many)",
+        help="events between snapshots of a busy world (restarts replay at most this many; "
+        "a world is also snapshotted after 5 s without events)",
     )
     serve.add_argument(
         "--sleep-after",

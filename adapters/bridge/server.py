@@ -242,7 +242,7 @@ class Bridge:
             except Exception as e:  # one unreadable world must not keep the others down
                 log.error("World %r could not be loaded and is unavailable: %s", rec.name, e)
         _trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
-        if cfg.world.sleep_after > 0:
+        if cfg.world.sleep_after > 0 or cfg.world.snapshot_quiet > 0:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
         self.sio = socketio.AsyncServer(
             async_mode="aiohttp",
@@ -253,6 +253,10 @@ class Bridge:
             ping_timeout=cfg.ping_timeout,
             logger=False,
             engineio_logger=False,
+            # One connection's events are handled one at a time, in the order received,
+            # inside its reader: no task per event, and the order holds by construction.
+            # Events of different connections still interleave (each has its own reader).
+            async_handlers=False,
         )
         for adapter in self.registry:
             self.sio.register_namespace(AdapterNamespace(self, adapter))
@@ -401,11 +405,17 @@ class Bridge:
             self._loading.pop(name, None)
 
     async def _sweep(self) -> None:
-        """Put worlds to sleep once they have been idle for ``sleep_after`` seconds."""
-        after = self.config.world.sleep_after
-        interval = min(30.0, max(0.2, after / 4))
+        """Snapshot worlds that went quiet; put worlds to sleep once they have been idle for
+        ``sleep_after`` seconds."""
+        after, quiet = self.config.world.sleep_after, self.config.world.snapshot_quiet
+        interval = min(30.0, max(0.2, min(t for t in (after / 4, quiet / 2, 30.0) if t > 0)))
         while True:
             await asyncio.sleep(interval)
+            if quiet > 0:
+                for host in list(self.worlds.values()):
+                    host.snapshot_if_quiet(quiet)
+            if after <= 0:
+                continue
             asleep = [h for h in list(self.worlds.values()) if h.can_sleep(after)]
             for host in asleep:
                 self._put_to_sleep(host)

@@ -293,6 +293,7 @@ class LogWriter:
         self.store = Store(path, durability=durability)
         self._q: queue.SimpleQueue = queue.SimpleQueue()
         self._buf: list[Any] = []
+        self._buf_committed: asyncio.Future | None = None  # shared by everyone in this batch
         self._flush_scheduled = False
         self.stats = WriterStats()
         self.failed: BaseException | None = None
@@ -335,6 +336,7 @@ class LogWriter:
         if not self._buf:
             return
         buf, self._buf = self._buf, []
+        self._buf_committed = None
         if self.inline:
             self._commit([buf])
         else:
@@ -366,7 +368,11 @@ class LogWriter:
 
     def barrier(self) -> asyncio.Future:
         """A future that resolves once everything queued so far is committed (or fails with
-        the database error)."""
+        the database error). Callers in one batch share one future: an event's ack costs no
+        callback of its own."""
+        fut = self._buf_committed
+        if fut is not None:
+            return fut
         fut = asyncio.get_running_loop().create_future()
 
         def settle(error: BaseException | None) -> None:
@@ -378,6 +384,8 @@ class LogWriter:
                 fut.set_exception(StoreError(f"the database cannot be written: {error}"))
 
         self.after_commit(settle)
+        if self.failed is None:
+            self._buf_committed = fut
         return fut
 
     def close(self, timeout: float = 10.0) -> None:

@@ -115,8 +115,12 @@ class Subscriber:
 
 @dataclass
 class WorldConfig:
-    snapshot_every: int = 500
+    snapshot_every: int = 2000
     """Journaled events between snapshots (restart replays at most this many per world)."""
+    snapshot_quiet: float = 5.0
+    """Seconds without events after which a world with unsaved events is snapshotted, so a
+    restart rarely replays anything, and a busy world pays for a snapshot only every
+    ``snapshot_every`` events (0: only those)."""
     dedup_window: int = 4096
     """Event ids remembered per world for dedup. Clients re-send only unacknowledged events,
     so a window this size covers any reconnect; older ids are not checked."""
@@ -166,6 +170,7 @@ class WorldHost:
         """When the last client left (None while one is connected)."""
         self.stopped = False
         self.events_since_snapshot = 0
+        self.last_event_at = time.monotonic()
         self.replay_divergences = 0
 
         self._waiting = 0  # events accepted and not yet processed
@@ -368,27 +373,38 @@ class WorldHost:
         finally:
             self._waiting -= 1
         try:
-            await self._process(job)
+            ack, durable = await self._process(job)
         except Exception as e:  # a bug of ours: answer, log, keep the world running
             log.exception("World %r: processing %s failed", self.name, job.event)
-            self._finish(job, ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+            ack, durable = ack_error(ErrorCode.INTERNAL, f"Server error: {e}"), False
         finally:
             lock.release()
-        return await fut
+        if durable:  # acknowledged only once the writer has committed the event's rows
+            try:
+                await self.writer.barrier()
+            except Exception as exc:
+                ack = ack_error(
+                    ErrorCode.INTERNAL,
+                    f"The server could not save this event ({exc}); it was not "
+                    "acknowledged, send it again later.",
+                )
+            else:
+                self._remember(job.event_id, job.last_seq or 0)
+        self._finish(job, ack)
+        return ack
 
-    async def _process(self, job: Job) -> None:
-        """Translate and process one job; the caller holds the runtime's lock."""
+    async def _process(self, job: Job) -> tuple[Ack, bool]:
+        """Translate and process one job; the caller holds the runtime's lock. Returns the
+        ack and whether it waits for the commit (anything was logged)."""
         world = self.runtime.world
         try:
             events = job.adapter.translate_in(job.event, job.payload, world)
         except TranslationError as e:
-            self._finish(job, ack_error(e.code, e.message, e.path))
-            return
+            return ack_error(e.code, e.message, e.path), False
         except ValidationError as e:  # the adapter built a domain event from bad values
             err = e.errors()[0]
             loc = ".".join(str(p) for p in err["loc"]) or None
-            self._finish(job, ack_error(ErrorCode.WRONG_TYPE, f"{loc}: {err['msg']}", loc))
-            return
+            return ack_error(ErrorCode.WRONG_TYPE, f"{loc}: {err['msg']}", loc), False
         self._job = job
         try:
             for i, ev in enumerate(events):
@@ -397,37 +413,17 @@ class WorldHost:
                 try:
                     await self.runtime.process(ev)
                 except EventRejected as e:
-                    msg = e.message
-                    if i:  # earlier events of this payload stay applied: say so
-                        msg += f" ({i} of {len(events)} parts of this event were applied.)"
-                        job.last_seq = job.last_seq or self.seq
-                        self._durable_ack(job, error=ack_error(e.code, msg, e.path))
-                    else:
-                        self._finish(job, ack_error(e.code, msg, e.path))
-                    return
+                    if not i:
+                        return ack_error(e.code, e.message, e.path), False
+                    # earlier events of this payload stay applied: say so
+                    msg = f"{e.message} ({i} of {len(events)} parts of this event were applied.)"
+                    job.last_seq = job.last_seq or self.seq
+                    return ack_error(e.code, msg, e.path), True
         finally:
             self._job = None
-        self._durable_ack(job)
-
-    def _durable_ack(self, job: Job, error: Ack | None = None) -> None:
-        """Ack once the writer has committed everything so far (the event's rows included)."""
-        seq = job.last_seq if job.last_seq is not None else self.seq
-
-        def committed(exc: BaseException | None) -> None:
-            if exc is not None:
-                self._finish(
-                    job,
-                    ack_error(
-                        ErrorCode.INTERNAL,
-                        f"The server could not save this event ({exc}); it was not "
-                        "acknowledged, send it again later.",
-                    ),
-                )
-                return
-            self._remember(job.event_id, seq)
-            self._finish(job, error or {"ok": True, "seq": seq})
-
-        self.writer.after_commit(committed)
+        if job.last_seq is None:  # nothing to log (an event the adapter ignores)
+            job.last_seq = self.seq
+        return {"ok": True, "seq": job.last_seq}, True
 
     def _finish(self, job: Job, ack: Ack) -> None:
         self._inflight.pop(job.event_id, None)
@@ -463,6 +459,7 @@ class WorldHost:
         )  # fmt: skip
         self._commands(effects)
         self.events_since_snapshot += 1
+        self.last_event_at = time.monotonic()
         if self.events_since_snapshot >= self.config.snapshot_every:
             self._snapshot()  # between two events: a consistent cut at exactly this seq
 
@@ -504,6 +501,19 @@ class WorldHost:
                 last = self.seq
         if last is not None:
             self.writer.after_commit(lambda exc, upto=last: self._publish(upto, exc))
+
+    def snapshot_if_quiet(self, quiet: float) -> bool:
+        """Snapshot now if events came since the last one and none for ``quiet`` seconds.
+        Between two events only (the lock is free), so the cut is consistent."""
+        if (
+            not self.events_since_snapshot
+            or self.stopped
+            or self.runtime.lock.locked()
+            or time.monotonic() - self.last_event_at < quiet
+        ):
+            return False
+        self._snapshot()
+        return True
 
     def _snapshot(self) -> None:
         import json

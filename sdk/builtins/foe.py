@@ -75,8 +75,10 @@ def enemies_of(ctx: Context, actor: str, named: str | bool | None = None) -> lis
 
 @script.on(TokenMoved, when=lambda e: e.source == "vtt")
 def vtt_move(event: TokenMoved, ctx: Context) -> None:
-    enc = ctx.encounter
-    if ctx.options.system != "foe" or not ctx.settings.check_moves or not enc.in_combat:
+    # runs for every token move: read the world once rather than through ctx's properties
+    world = ctx.world
+    enc = world.encounter
+    if enc.options.system != "foe" or not world.settings.check_moves or not enc.in_combat:
         return
     actor = event.token
     cb = enc.combatants.get(actor)

@@ -67,6 +67,42 @@ async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
         await server.stop()
 
 
+async def test_a_quiet_world_is_snapshotted_while_serving(db, worlds):
+    """A busy world snapshots every ``snapshot_every`` events; one that goes quiet is
+    snapshotted soon after, so a crash right then replays nothing."""
+    key = worlds["table1"][0]
+    server = await start_server(db, world=WorldConfig(snapshot_every=1000, snapshot_quiet=0.3))
+    try:
+        c = await TableClient().connect(server.url, "table1", key)
+        await play(c)
+        host = server.bridge.worlds["table1"]
+        first = latest_snapshot_seq(db)
+        assert first < host.seq  # only the world's first snapshot so far
+        for _ in range(50):
+            await asyncio.sleep(0.1)
+            if latest_snapshot_seq(db) == host.seq:
+                break
+        assert latest_snapshot_seq(db) == host.seq
+        assert host.events_since_snapshot == 0
+        await c.close()
+    finally:
+        await server.stop(snapshot=False)
+    server = await start_server(db)
+    try:
+        host = server.bridge.worlds["table1"]
+        assert host.events_since_snapshot == 0  # nothing left to replay
+    finally:
+        await server.stop()
+
+
+def latest_snapshot_seq(db) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT max(seq) FROM snapshots WHERE world='table1'").fetchone()[0]
+    finally:
+        conn.close()
+
+
 async def test_replay_does_not_log_again(db, worlds):
     key = worlds["table1"][0]
     server = await start_server(db, world=WorldConfig(snapshot_every=1000))
