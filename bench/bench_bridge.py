@@ -260,6 +260,8 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
                 assert ack["ok"], ack
         latencies: list[float] = []
         count = 0
+        # ids unique across runs: a repeated id is a duplicate, answered without processing
+        run = os.urandom(4).hex()
         stop_at = time.perf_counter() + warmup + seconds
         measure_from = time.perf_counter() + warmup
 
@@ -268,7 +270,7 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
             i = 0
             while True:
                 i += 1
-                payload = {"id": f"m{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
+                payload = {"id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
                 t0 = time.perf_counter()
                 ack = await c.call("tokenMoved", payload)
                 t1 = time.perf_counter()

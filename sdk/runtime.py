@@ -383,7 +383,9 @@ class WorldRuntime:
         return {
             "format": SNAPSHOT_FORMAT,
             "world_id": self.world_id,
-            "world": self.world.model_dump(mode="json"),
+            # defaults left out: a quarter of the JSON, and a restored world whose models
+            # carry only the fields that differ (pydantic keeps a set of the given ones)
+            "world": self.world.model_dump(mode="json", exclude_defaults=True),
             "roller": roller_state(self.roller),
         }
 

@@ -402,6 +402,21 @@ async def test_restore_and_replay_reach_the_same_state():
     assert any(isinstance(ev, PromptAnswered) and ev.timed_out for ev in log[mark:])
 
 
+async def test_a_snapshot_leaves_out_defaults_and_restores_every_field():
+    s, first, rest = scenario()
+    clock = ManualClock()
+    rt = WorldRuntime("w", roller=Roller(seed=7), scripts=[s], clock=clock, reload_interval=None)
+    await rt.start()
+    await play(rt, clock, first + rest[:3])  # mid-fight: a Ready, a pending prompt
+    assert rt.world.prompts and rt.world.encounter.spycraft.readies
+    snap = json.loads(json.dumps(rt.snapshot()))
+    full = rt.world.model_dump(mode="json")
+    assert len(json.dumps(snap["world"])) < len(json.dumps(full)) / 2
+    restored = WorldRuntime.restore("w", snap, scripts=[s], reload_interval=None)
+    assert restored.world.model_dump(mode="json") == full
+    await rt.stop()
+
+
 async def test_scripted_roller_state_survives_a_snapshot():
     rt = WorldRuntime("w", roller=ScriptedRoller([3, 4, 5]), builtins=False)
     rt.roller.roll("1d6")
