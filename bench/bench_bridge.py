@@ -348,62 +348,71 @@ async def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1 s runs, 200 idle worlds")
     ap.add_argument("--seconds", type=float, default=None, help="measured seconds per run")
     ap.add_argument("--durability", choices=["normal", "full"], default="normal")
+    ap.add_argument(
+        "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
+    )
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.quick else 4.0)
     n_idle = 200 if args.quick else 1000
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"{seconds:g} s per run, durability={args.durability}")  # fmt: skip
-    results: dict[tuple[str, int], dict] = {}
     with tempfile.TemporaryDirectory() as tmpdir:
-        tmp = Path(tmpdir)
-        echo_script = tmp / "echo.py"
-        echo_script.write_text(ECHO_SERVER)
-        db = tmp / "bench.sqlite3"
-        world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
-        echo, echo_url = start([sys.executable, str(echo_script)])
-        bridge, bridge_url = start(serve_cmd(db, ["--durability", args.durability]))
-        try:
-            for n in (1, 10, 100):
-                worlds = [f"w{i}" for i in range(n)]
-                results[("echo", n)] = await run_load(echo_url, worlds, {}, seconds, False)
-                results[("bridge", n)] = await run_load(
-                    bridge_url, worlds, world_keys, seconds, True
-                )
-        finally:
-            stop(echo)
-            stop(bridge)
+        if args.part in ("all", "speed"):
+            await speed(Path(tmpdir), seconds, args.durability)
+        if args.part in ("all", "memory"):
+            await memory(Path(tmpdir), n_idle)
 
-        print()
-        print(f"{'clients':>7}  {'server':<7} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
-              f"   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
+
+async def speed(tmp: Path, seconds: float, durability: str) -> None:
+    results: dict[tuple[str, int], dict] = {}
+    echo_script = tmp / "echo.py"
+    echo_script.write_text(ECHO_SERVER)
+    db = tmp / "bench.sqlite3"
+    world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
+    echo, echo_url = start([sys.executable, str(echo_script)])
+    bridge, bridge_url = start(serve_cmd(db, ["--durability", durability]))
+    try:
         for n in (1, 10, 100):
-            e, b = results[("echo", n)], results[("bridge", n)]
-            print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}")
-            print(
-                f"{'':>7}  {'bridge':<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
-                f"   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
-            )
-        e10, b10 = results[("echo", 10)], results[("bridge", 10)]
-        tput, lat = b10["eps"] / e10["eps"], b10["p50"] / e10["p50"]
-        print()
-        print(f"target at 10 clients: throughput >= 0.60x echo: {tput:.2f}x "
-              f"{'OK' if tput >= 0.6 else 'MISSED'}; p50 <= 1.50x echo: {lat:.2f}x "
-              f"{'OK' if lat <= 1.5 else 'MISSED'}")  # fmt: skip
+            worlds = [f"w{i}" for i in range(n)]
+            results[("echo", n)] = await run_load(echo_url, worlds, {}, seconds, False)
+            results[("bridge", n)] = await run_load(bridge_url, worlds, world_keys, seconds, True)
+    finally:
+        stop(echo)
+        stop(bridge)
 
-        mem = await idle_worlds(tmp, n_idle, 50)
-        print()
-        print(f"{n_idle} idle worlds x 50 tokens: {mem['live']:.0f} MB resident after the "
-              f"clients linked them ({mem['empty']:.0f} MB with none loaded); "
-              f"{mem['restored']:.0f} MB after a restart rebuilt them "
-              f"({mem['restart_s']:.1f} s to start)")  # fmt: skip
-        print(f"the same worlds asleep (saved and unloaded after --sleep-after, the default "
-              f"policy for worlds with no client): {mem['asleep']:.0f} MB")  # fmt: skip
-        worst = max(mem["live"], mem["restored"])
-        if n_idle == 1000:
-            print(f"target under 300 MB: all {n_idle} loaded: {worst:.0f} MB "
-                  f"{'OK' if worst < 300 else 'MISSED'}; asleep: {mem['asleep']:.0f} MB "
-                  f"{'OK' if mem['asleep'] < 300 else 'MISSED'}")  # fmt: skip
+    print()
+    print(f"{'clients':>7}  {'server':<7} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+          f"   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
+    for n in (1, 10, 100):
+        e, b = results[("echo", n)], results[("bridge", n)]
+        print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}")
+        print(
+            f"{'':>7}  {'bridge':<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
+            f"   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
+        )
+    e10, b10 = results[("echo", 10)], results[("bridge", 10)]
+    tput, lat = b10["eps"] / e10["eps"], b10["p50"] / e10["p50"]
+    print()
+    print(f"target at 10 clients: throughput >= 0.60x echo: {tput:.2f}x "
+          f"{'OK' if tput >= 0.6 else 'MISSED'}; p50 <= 1.50x echo: {lat:.2f}x "
+          f"{'OK' if lat <= 1.5 else 'MISSED'}")  # fmt: skip
+
+
+async def memory(tmp: Path, n_idle: int) -> None:
+    mem = await idle_worlds(tmp, n_idle, 50)
+    print()
+    print(f"{n_idle} idle worlds x 50 tokens: {mem['live']:.0f} MB resident after the "
+          f"clients linked them ({mem['empty']:.0f} MB with none loaded); "
+          f"{mem['restored']:.0f} MB after a restart rebuilt them "
+          f"({mem['restart_s']:.1f} s to start)")  # fmt: skip
+    print(f"the same worlds asleep (saved and unloaded after --sleep-after, the default "
+          f"policy for worlds with no client): {mem['asleep']:.0f} MB")  # fmt: skip
+    worst = max(mem["live"], mem["restored"])
+    if n_idle == 1000:
+        print(f"target under 300 MB: all {n_idle} loaded: {worst:.0f} MB "
+              f"{'OK' if worst < 300 else 'MISSED'}; asleep: {mem['asleep']:.0f} MB "
+              f"{'OK' if mem['asleep'] < 300 else 'MISSED'}")  # fmt: skip
 
 
 if __name__ == "__main__":

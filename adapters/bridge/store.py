@@ -231,11 +231,13 @@ class Store:
             latest.setdefault(eid, seq)
         return sorted(latest.items(), key=lambda r: r[1])[-limit:]
 
-    def latest_snapshot(self, world: str) -> tuple[int, dict] | None:
+    def latest_snapshot(self, world: str) -> tuple[int, str] | None:
+        """The last snapshot's seq and its JSON text (``WorldRuntime.restore`` reads the text
+        straight into its models, with no dict in between)."""
         row = self.conn.execute(
             "SELECT seq, data FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT 1", (world,)
         ).fetchone()
-        return (row[0], json.loads(row[1])) if row else None
+        return (row[0], row[1]) if row else None
 
 
 def _world(row: tuple) -> WorldRecord:

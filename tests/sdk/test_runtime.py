@@ -414,6 +414,12 @@ async def test_a_snapshot_leaves_out_defaults_and_restores_every_field():
     assert len(json.dumps(snap["world"])) < len(json.dumps(full)) / 2
     restored = WorldRuntime.restore("w", snap, scripts=[s], reload_interval=None)
     assert restored.world.model_dump(mode="json") == full
+    # from the JSON text too (how the bridge reads its snapshots)
+    from_text = WorldRuntime.restore("w", json.dumps(snap), scripts=[s], reload_interval=None)
+    assert from_text.world.model_dump(mode="json") == full
+    assert from_text.snapshot() == restored.snapshot()
+    with pytest.raises(ValueError, match="unsupported snapshot format"):
+        WorldRuntime.restore("w", json.dumps({**snap, "format": 99}))
     await rt.stop()
 
 
