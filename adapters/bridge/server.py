@@ -15,6 +15,10 @@ Connection policy (wire protocol v1, ``shared/DESIGN.md``):
   spectator display can follow the table, and its events are refused with ``read_only``).
 - A world is linked to one VTT at a time: the adapter of its GM client. A GM client of another
   adapter is refused while the linked one is connected, and relinks the world otherwise.
+- One connection's events are handled one at a time, in the order received, inside its
+  reader (python-socketio's ``async_handlers=False``): no task per event, and the order needs
+  no argument. Connections interleave; a world's events from several connections are put in
+  arrival order by the world's lock (``adapters/bridge/world.py``).
 - Commands go to each connection from its own cursor (``last_seq``, else the world's last
   acknowledged command), so every connection gets every command once and in order, across
   reconnects. Connections also join the world's room (``world:<name>``) for broadcasts.
