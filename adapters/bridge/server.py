@@ -198,8 +198,7 @@ class AdapterNamespace(socketio.AsyncNamespace):
             return await self.bridge._connect(self.adapter, sid, environ, rest[0] if rest else None)
         if event == "disconnect":
             return await self.bridge._disconnect(args[0], args[1] if len(args) > 1 else "")
-        # No await before the world's lock: python-socketio runs each event as its own task,
-        # and tasks start in arrival order, so this keeps the client's order.
+        # No await before the world's lock is asked for, so events reach it in arrival order.
         result = self.bridge._event(self.adapter, args[0], event, args[1:])
         if asyncio.iscoroutine(result):
             return await result

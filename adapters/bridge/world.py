@@ -1,7 +1,7 @@
-"""One hosted world: its runtime, its ordered inbound queue, its log sequence, dedup, and the
-commands waiting for clients.
+"""One hosted world: its runtime, its inbound events in arrival order, its log sequence, dedup,
+and the commands waiting for clients.
 
-The life of an inbound event, all in the task python-socketio runs its handler in::
+The life of an inbound event, all in the task that reads its connection::
 
     handle(): dedup --> the runtime's lock (FIFO: arrival order)
         --> adapter.translate_in (against the current world) --> runtime.process
@@ -12,8 +12,8 @@ The life of an inbound event, all in the task python-socketio runs its handler i
 Nothing waits for the disk while holding the lock: the next event is processed while the
 writer commits, and only the ack and the commands wait for the commit. So a crash loses only
 events nobody was told about, and a client never holds a command the server could forget.
-There is no queue of our own: the lock's waiters are the queue, and processing in the
-handler's task saves two task hand-offs per event.
+There is no queue of our own: the lock's waiters are the queue, and processing in the reading
+task saves the hand-offs to and from a consumer task.
 """
 
 from __future__ import annotations
@@ -341,8 +341,9 @@ class WorldHost:
     async def handle(self, adapter: Adapter, event: str, payload: Inbound) -> Ack:
         """Dedup, process in arrival order, and return the ack once the event is durable.
 
-        No await before the lock is asked for: python-socketio runs each event as its own
-        task, tasks start in arrival order, and the lock's waiters are served in order."""
+        No await before the lock is asked for, and the lock serves its waiters in order: events
+        from several connections are processed in the order they arrived (one connection's
+        events already come one at a time, see ``adapters/bridge/server.py``)."""
         eid = payload.id
         seq = self._seen.get(eid)
         if seq is not None:
