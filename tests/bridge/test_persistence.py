@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 
 import pytest
@@ -166,6 +167,27 @@ async def test_writer_batches_and_orders(tmp_path):
         assert writer.stats.batches < 200  # grouped into transactions
     finally:
         writer.close()
+
+
+def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
+    """Commit after commit with no pause: the WAL is restarted now and then instead of
+    growing with every commit (it grew by ~10 KB a commit, forever)."""
+    path = tmp_path / "w.sqlite3"
+    writer = LogWriter(path)
+    writer.CHECKPOINT_EVERY, writer.WAL_LIMIT = 50, 256  # 1 MB of frames
+    wal = tmp_path / "w.sqlite3-wal"
+    body = json.dumps({"event": {}, "pad": "x" * 200})
+    largest = 0
+    try:
+        for i in range(8000):  # no event loop: each write is its own commit
+            writer.event(f"w{i % 10}", i // 10 + 1, f"e{i}", "noop", body)
+            if i % 100 == 0:
+                largest = max(largest, wal.stat().st_size)
+    finally:
+        writer.close()
+    assert largest < 50_000_000  # unbounded it reaches 78 MB; bounded, 6-30 MB here
+    rows = Store(path).log_after("w3", 0)
+    assert [r.seq for r in rows] == list(range(1, 801))
 
 
 async def test_a_failing_database_refuses_acks(db, worlds, gm, server):
