@@ -118,10 +118,6 @@ class TokenMoved(BaseEvent):
     def waypoints(self, start: Cell | None = None) -> list[Cell]:
         """The full path, start to end, however the adapter reported it."""
         start = self.from_cell or start
-        if not self.path:  # the usual straight move, built without the general case's edits
-            if start is None:
-                return [self.to_cell]
-            return [start] if start == self.to_cell else [start, self.to_cell]
         pts = list(self.path)
         if start is not None and (not pts or pts[0] != start):
             pts.insert(0, start)

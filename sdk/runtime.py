@@ -566,13 +566,7 @@ class WorldRuntime:
         # the step's own list: nothing else holds it once the step is over
         effects: list[Effect] = step.effects  # type: ignore[assignment]
         for cb in self._journal:  # replaced on (un)subscribe, so safe to iterate
-            # _call_quietly inlined: one coroutine less per subscriber and event
-            try:
-                r = cb(event, effects)
-                if r is not None and inspect.isawaitable(r):
-                    await r
-            except Exception:
-                log.exception("subscriber %r failed", cb)
+            await _call_quietly(cb, event, effects)
         return effects
 
     async def _run_job(self, job: Callable[[], Any], fut: asyncio.Future[Any] | None) -> None:
@@ -955,15 +949,15 @@ class WorldRuntime:
     async def _invoke(
         self, reg: Registered, args: tuple[Any, ...], *, command: ChatCommand | None = None
     ) -> None:
-        call_args = args[: reg.nargs] if reg.nargs < len(args) else args
         if reg.is_async:
+            call_args = args[: reg.nargs] if reg.nargs < len(args) else args
             task = asyncio.create_task(self._run_async(reg, call_args, command))
             self._task_reg[task] = reg
             self._running[task] = (reg, time.perf_counter())
             task.add_done_callback(self._task_done)
             await self._settle()
             return
-        self._call(reg, call_args, command)
+        self._call(reg, args, command)
 
     def _call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> None:
         """Run a plain (not async) callback: its errors and its time past the budget are

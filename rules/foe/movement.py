@@ -140,8 +140,7 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
         )
         return out
 
-    # _regular_moved and round_cap inlined: this is the path of every token drag in a fight
-    moved = cb.moved_ft - (sneak.moved if sneak is not None else 0.0)
+    moved = _regular_moved(enc, actor)
     moves = cb.actions_taken.count(MOVE)
     cap = _cap(ch.move, cb, moves)
     left = max(0.0, cap - moved)
@@ -160,18 +159,17 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
         check_budget(enc, actor, "full" if new_actions == 2 else "half")
 
     for _ in range(new_actions):
-        spend(enc, actor, "half", MOVE)  # each adds one MOVE to actions_taken
+        spend(enc, actor, "half", MOVE)
     cb.moved_ft += length
     enc.positions[actor] = cells[-1]
     add_to_trail(enc, actor, cells)
-    running = moves + new_actions >= 2
+    running = cb.actions_taken.count(MOVE) >= 2
     left_after = max(0.0, cap - total)  # cap: unchanged by move spends (see _cap)
     how = "runs" if running else "moves"
     out.add(
         "moved",
         actor,
-        # fmt() inlined (same ``:g`` format): three calls fewer on every drag
-        f"{ch.display} {how} {length:g} ft ({total:g} ft this round, {left_after:g} ft "
+        f"{ch.display} {how} {fmt(length)} ft ({fmt(total)} ft this round, {fmt(left_after)} ft "
         "more allowed).",
         distance=length,
         total=total,

@@ -202,39 +202,21 @@ _CHECK_AFTER = (
 )
 
 
-_KINDS: dict[type, tuple[bool, bool, bool, bool]] = {}
-
-
-def _kind(cls: type) -> tuple[bool, bool, bool, bool]:
-    """Whether ``cls`` is a HoldCheck, an ActionDeclared, a TokenMoved, one of _CHECK_AFTER:
-    worked out once per class, as on_event sees every event and each ``isinstance`` against
-    a pydantic class it is not costs ~70 ns."""
-    kind = _KINDS[cls] = (
-        issubclass(cls, HoldCheck),
-        issubclass(cls, ActionDeclared),
-        issubclass(cls, TokenMoved),
-        issubclass(cls, _CHECK_AFTER),
-    )
-    return kind
-
-
 @script.on(BaseEvent)
 def on_event(event: BaseEvent, ctx: Context) -> None:
-    hold_check, action, move, check_after = _KINDS.get(type(event)) or _kind(type(event))
-    if hold_check:
+    if isinstance(event, HoldCheck):
         check(ctx)
         return
     st = state_of(ctx.store)
     if (
-        action
-        and isinstance(event, ActionDeclared)
+        isinstance(event, ActionDeclared)
         and event.source == "vtt"
         and event.action == MOVE_ACTION
         and event.phase == "attempt"
         and event.id
     ):
         st["arming"] = {"id": event.id, "token": event.token}
-    elif move and isinstance(event, TokenMoved) and event.source == "vtt":
+    elif isinstance(event, TokenMoved) and event.source == "vtt":
         arming = st.get("arming")
         if arming and arming["id"] == event.id and arming["token"] == event.token:
             st["holds"][event.id] = {
@@ -245,7 +227,7 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
                 "blockers": None,
             }
         st["arming"] = None
-    if st["holds"] or st["watch"] or ctx.world.watches or check_after:
+    if st["holds"] or st["watch"] or ctx.world.watches or isinstance(event, _CHECK_AFTER):
         ctx.emit_event(HoldCheck(source="script"))
 
 
