@@ -276,6 +276,12 @@ class WorldRuntime:
     def running(self) -> bool:
         return self._consumer is not None and not self._consumer.done()
 
+    @property
+    def waiting(self) -> bool:
+        """An async callback lives in memory: running, parked, or suspended in ``wait_for``
+        with its timer. Unloading the world now would lose it."""
+        return bool(self._running or self._parked or self._waiters)
+
     async def start(self) -> None:
         """Start the consumer (and the script file watcher); run the scripts' ``on_load``
         hooks and re-arm the timers of prompts restored from a snapshot. Idempotent."""

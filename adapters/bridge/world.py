@@ -314,9 +314,7 @@ class WorldHost:
             or self._waiting
             or self._pending
             or rt.world.prompts
-            # not public in the runtime: waiting wait_for/ask callbacks and their timers
-            or getattr(rt, "_waiters", None)
-            or getattr(rt, "_parked", None)
+            or rt.waiting
         )
 
     async def drain(self) -> None:

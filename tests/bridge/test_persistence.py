@@ -169,6 +169,25 @@ async def test_writer_batches_and_orders(tmp_path):
         writer.close()
 
 
+async def test_rows_of_the_next_turn_join_the_commit(tmp_path):
+    """Group commit: what the next turn of the loop queues (the handlers of events read
+    meanwhile) goes into the same transaction, not one of its own."""
+    path = tmp_path / "w.sqlite3"
+    Store(path).create_world("w", "h1", "h2")
+    writer = LogWriter(path)
+    try:
+        writer.event("w", 1, "e1", "noop", '{"event": {}}')
+        first = writer.barrier()
+        await asyncio.sleep(0)  # one turn later
+        writer.event("w", 2, "e2", "noop", '{"event": {}}')
+        assert writer.barrier() is first  # one batch, one shared future
+        await first
+        assert writer.stats.batches == 1 and writer.stats.rows == 2
+        assert [r.seq for r in Store(path).log_after("w", 0)] == [1, 2]
+    finally:
+        writer.close()
+
+
 def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
     """Commit after commit with no pause: the WAL is restarted now and then instead of
     growing with every commit (it grew by ~10 KB a commit, forever)."""

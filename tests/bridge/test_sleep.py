@@ -8,6 +8,7 @@ import logging
 import aiohttp
 
 from adapters.bridge.world import WorldConfig
+from sdk import ChatCommand, Context, Script, TokenMoved
 from sdk.world import Prompt
 from tests.bridge.conftest import TableClient, scene, start_server
 
@@ -86,3 +87,30 @@ async def test_pending_prompt_keeps_a_world_awake(server):
         id="p1", kind="ask", player="gm", question="?", options=["a", "b"], default="a"
     )
     assert not host.can_sleep(1.0)
+
+
+async def test_a_script_waiting_in_memory_keeps_a_world_awake(server, worlds):
+    """A callback suspended in ``ctx.wait_for`` lives only in memory: no sleep until it ends."""
+    script = Script("waiter")
+    moved: list[str] = []
+
+    @script.command("wait", help="Wait for the next move.")
+    async def wait(cmd: ChatCommand, ctx: Context) -> None:
+        ev = await ctx.wait_for(TokenMoved, timeout=30)
+        moved.append(ev.token)
+
+    host = server.bridge.worlds["table1"]
+    host.runtime.load_script(script)
+    c = await TableClient().connect(server.url, "table1", worlds["table1"][0])
+    try:
+        await c.send("snapshot", scene())
+        assert (await c.send("chat", {"id": "w1", "text": "!wait", "role": "gm"}))["ok"]
+        host.idle_since = 0.0  # idle for ages
+        host.subscribers.clear()  # as if the client had left
+        assert host.runtime.waiting and not host.can_sleep(1.0)
+        await c.send("tokenMoved", {"id": "mv-w", "token": "kevin", "x": 700, "y": 700})
+        await wait_until(lambda: moved == ["kevin"])
+        host.subscribers.clear()
+        assert not host.runtime.waiting and host.can_sleep(1.0)
+    finally:
+        await c.close()
