@@ -20,6 +20,9 @@ Memory: 1,000 worlds each get a 50-token scene from a client; resident memory is
 of them loaded (live, then after a restart rebuilt them) and after they fell asleep (saved and
 unloaded, the default for worlds without a client; ``--sleep-after``).
 
+``CPU us/ev`` is the server process's CPU time per event (Linux): both servers run at one full
+core under load, so it is what sets events/s, and in a closed loop p50 ~ clients / events/s.
+
 Targets (issue 5): at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x
 its p50 latency; 1,000 idle worlds of 50 tokens stay under 300 MB resident.
 """
@@ -193,6 +196,15 @@ def stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux; nan elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -259,14 +271,14 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
                 )
                 assert ack["ok"], ack
         latencies: list[float] = []
-        count = 0
+        count = total = 0
         # ids unique across runs: a repeated id is a duplicate, answered without processing
         run = os.urandom(4).hex()
         stop_at = time.perf_counter() + warmup + seconds
         measure_from = time.perf_counter() + warmup
 
         async def loop(ci: int, c: RawClient) -> None:
-            nonlocal count
+            nonlocal count, total
             i = 0
             while True:
                 i += 1
@@ -276,6 +288,7 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
                 t1 = time.perf_counter()
                 if not ack.get("ok"):
                     raise RuntimeError(f"refused: {ack}")
+                total += 1
                 if t0 >= measure_from:
                     latencies.append(t1 - t0)
                     count += 1
@@ -293,6 +306,7 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
         "p50": statistics.median(latencies) * 1000,
         "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
         "n": count,
+        "total": total,
     }
 
 
@@ -375,21 +389,29 @@ async def speed(tmp: Path, seconds: float, durability: str) -> None:
     try:
         for n in (1, 10, 100):
             worlds = [f"w{i}" for i in range(n)]
-            results[("echo", n)] = await run_load(echo_url, worlds, {}, seconds, False)
-            results[("bridge", n)] = await run_load(bridge_url, worlds, world_keys, seconds, True)
+            for name, proc, url, wk in (
+                ("echo", echo, echo_url, {}),
+                ("bridge", bridge, bridge_url, world_keys),
+            ):
+                cpu = cpu_seconds(proc.pid)
+                r = await run_load(url, worlds, wk, seconds, name == "bridge")
+                # server CPU per event: what the server spends on one, whatever the clients do
+                r["cpu_us"] = (cpu_seconds(proc.pid) - cpu) / r["total"] * 1e6
+                results[(name, n)] = r
     finally:
         stop(echo)
         stop(bridge)
 
     print()
     print(f"{'clients':>7}  {'server':<7} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
-          f"   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
+          f" {'CPU us/ev':>9}   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
     for n in (1, 10, 100):
         e, b = results[("echo", n)], results[("bridge", n)]
-        print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}")
+        print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}"
+              f" {e['cpu_us']:>9.0f}")  # fmt: skip
         print(
             f"{'':>7}  {'bridge':<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
-            f"   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
+            f" {b['cpu_us']:>9.0f}   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
         )
     e10, b10 = results[("echo", 10)], results[("bridge", 10)]
     tput, lat = b10["eps"] / e10["eps"], b10["p50"] / e10["p50"]
