@@ -22,13 +22,12 @@ class DiagonalMetric(StrEnum):
     MANHATTAN = "manhattan"  # no diagonals
 
 
+# A frozen pydantic dataclass with slots, not a model: a world holds two cells per token (its
+# cell and its position), and a model instance costs ~500 bytes where this costs 48. It
+# validates, serialises ({"x": .., "y": ..}) and hashes as a model would.
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """A grid cell (column, row). A token's position is the cell holding its centre.
-
-    A frozen pydantic dataclass with slots rather than a model: a world holds two per token (its
-    cell and its position), and a model instance costs ~500 bytes where this costs 48. It
-    validates, serialises (``{"x": .., "y": ..}``) and hashes like the model did."""
+    """A grid cell (column, row). A token's position is the cell holding its centre."""
 
     x: int
     y: int
