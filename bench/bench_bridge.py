@@ -1,7 +1,7 @@
 """Bridge throughput and latency against a bare python-socketio echo server, plus the memory
 of 1,000 idle worlds.
 
-    python bench/bench_bridge.py            # about a minute
+    python bench/bench_bridge.py            # about three minutes
     python bench/bench_bridge.py --quick    # shorter runs, fewer idle worlds
 
 Both servers run in their own process, on the same aiohttp + python-socketio stack, and are
@@ -361,25 +361,33 @@ async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 s runs, 200 idle worlds")
     ap.add_argument("--seconds", type=float, default=None, help="measured seconds per run")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs of each server per client count, alternating; medians are reported "
+        "(default 3, 1 with --quick): one run can be off by 10 %%",
+    )
     ap.add_argument("--durability", choices=["normal", "full"], default="normal")
     ap.add_argument(
         "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
     )
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.quick else 4.0)
+    repeat = args.repeat or (1 if args.quick else 3)
     n_idle = 200 if args.quick else 1000
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"{seconds:g} s per run, durability={args.durability}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
-            await speed(Path(tmpdir), seconds, args.durability)
+            await speed(Path(tmpdir), seconds, args.durability, repeat)
         if args.part in ("all", "memory"):
             await memory(Path(tmpdir), n_idle)
 
 
-async def speed(tmp: Path, seconds: float, durability: str) -> None:
-    results: dict[tuple[str, int], dict] = {}
+async def speed(tmp: Path, seconds: float, durability: str, repeat: int) -> None:
+    runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
     echo_script.write_text(ECHO_SERVER)
     db = tmp / "bench.sqlite3"
@@ -389,20 +397,28 @@ async def speed(tmp: Path, seconds: float, durability: str) -> None:
     try:
         for n in (1, 10, 100):
             worlds = [f"w{i}" for i in range(n)]
-            for name, proc, url, wk in (
-                ("echo", echo, echo_url, {}),
-                ("bridge", bridge, bridge_url, world_keys),
-            ):
-                cpu = cpu_seconds(proc.pid)
-                r = await run_load(url, worlds, wk, seconds, name == "bridge")
-                # server CPU per event: what the server spends on one, whatever the clients do
-                r["cpu_us"] = (cpu_seconds(proc.pid) - cpu) / r["total"] * 1e6
-                results[(name, n)] = r
+            for _ in range(repeat):  # alternating, so a slow minute of the machine hits both
+                for name, proc, url, wk in (
+                    ("echo", echo, echo_url, {}),
+                    ("bridge", bridge, bridge_url, world_keys),
+                ):
+                    cpu = cpu_seconds(proc.pid)
+                    r = await run_load(url, worlds, wk, seconds, name == "bridge")
+                    # server CPU per event: what the server spends on one, whatever the
+                    # clients do
+                    r["cpu_us"] = (cpu_seconds(proc.pid) - cpu) / r["total"] * 1e6
+                    runs.setdefault((name, n), []).append(r)
     finally:
         stop(echo)
         stop(bridge)
+    results = {
+        key: {k: statistics.median(r[k] for r in rs) for k in ("eps", "p50", "p99", "cpu_us")}
+        for key, rs in runs.items()
+    }
 
     print()
+    if repeat > 1:
+        print(f"medians of {repeat} alternating runs of each server:")
     print(f"{'clients':>7}  {'server':<7} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
           f" {'CPU us/ev':>9}   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
     for n in (1, 10, 100):
