@@ -151,3 +151,24 @@ def test_adjacency_on_other_grid_scales() -> None:
     assert fine.adjacent(c(0, 0), c(2, 0)) and not fine.adjacent(c(0, 0), c(3, 0))
     coarse = Grid(distance=10)  # a neighbour is 10 ft away, but still next to you
     assert coarse.adjacent(c(0, 0), c(1, 1)) and not coarse.adjacent(c(0, 0), c(2, 0))
+
+
+def test_a_cell_is_a_small_frozen_value() -> None:
+    """Two per token in every world: no per-instance dict, and it behaves as a model did."""
+    from pydantic import BaseModel, ValidationError
+
+    c = Cell(x=3, y=4)
+    assert not hasattr(c, "__dict__")
+    assert c == Cell.model_validate({"x": 3, "y": 4}) and Cell.model_validate(c) is c
+    assert {c: "here"}[Cell(x=3, y=4)] == "here"
+    assert tuple(c) == (3, 4) and c.model_dump() == {"x": 3, "y": 4}
+    with pytest.raises(ValidationError):
+        Cell.model_validate({"x": "three", "y": 4})
+    with pytest.raises(AttributeError):  # frozen
+        c.x = 5  # type: ignore[misc]
+
+    class Holder(BaseModel):
+        cell: Cell
+
+    h = Holder.model_validate_json('{"cell": {"x": 1, "y": 2}}')
+    assert h.cell == Cell(x=1, y=2) and h.model_dump_json() == '{"cell":{"x":1,"y":2}}'
