@@ -40,7 +40,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,7 +197,7 @@ class WorldRuntime:
         options: Options | None = None,
         scripts: Iterable[Any] = (),
         settings: WorldSettings | None = None,
-        entry_points: bool = False,
+        entry_points: bool | Sequence[tuple[str, Any]] = False,
         builtins: bool = True,
         clock: Clock | None = None,
         index: type[TriggerIndex] = TriggerIndex,
@@ -207,9 +207,11 @@ class WorldRuntime:
         """``scripts``: :class:`sdk.Script` objects, modules, module names or paths of ``.py``
         files (files reload when they change, checked every ``reload_interval`` seconds; None
         turns that off). ``entry_points=True`` also loads the ``vttbridge.scripts`` entry point
-        group. ``builtins=False`` leaves out the built-in rule handlers. ``clock`` drives
-        prompt and ``wait_for`` timeouts (tests pass a :class:`sdk.clock.ManualClock`);
-        ``index`` is the trigger index class (``ScanIndex`` is the naive baseline)."""
+        group; a host of many worlds passes what :func:`sdk.loader.entry_point_sources` found
+        once instead (a scan reads every installed package's metadata). ``builtins=False``
+        leaves out the built-in rule handlers. ``clock`` drives prompt and ``wait_for``
+        timeouts (tests pass a :class:`sdk.clock.ManualClock`); ``index`` is the trigger index
+        class (``ScanIndex`` is the naive baseline)."""
         self.world_id = world_id
         self.world = world or World(id=world_id)
         if options is not None:
@@ -259,7 +261,8 @@ class WorldRuntime:
         for src in scripts:
             self.load_script(src)
         if entry_points:
-            for name, obj in entry_point_sources():
+            found = entry_point_sources() if entry_points is True else entry_points
+            for name, obj in found:
                 try:
                     self._add_loaded(
                         _Loaded(scripts_of_object(obj, name), Source("entry_point", name))

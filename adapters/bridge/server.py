@@ -54,6 +54,7 @@ from adapters.bridge.protocol import (
 from adapters.bridge.store import LogWriter, Store, StoreError, WorldRecord
 from adapters.bridge.world import Reader, Subscriber, WorldConfig, WorldHost
 from rules.options import Options
+from sdk.loader import entry_point_sources
 
 log = logging.getLogger("vttbridge")
 
@@ -230,6 +231,8 @@ class Bridge:
         self._sweeper: asyncio.Task | None = None
         self._closing = False
         self._runner: web.AppRunner | None = None
+        # entry point scripts, found once per start (not per world loaded or woken)
+        self._plugins: list[tuple[str, Any]] = []
         self.port: int | None = None
 
     # -- life cycle --------------------------------------------------------------------------
@@ -238,6 +241,8 @@ class Bridge:
         cfg = self.config
         self.writer = LogWriter(cfg.database, durability=cfg.durability)
         self.reader = Reader(cfg.database)
+        if cfg.entry_point_scripts:
+            self._plugins = entry_point_sources()
         records = await self.reader.run(lambda s: s.worlds())
         for rec in records:
             try:
@@ -361,7 +366,7 @@ class Bridge:
         kw: dict[str, Any] = {
             "scripts": list(self.config.scripts),
             "reload_interval": 1.0 if self.config.reload_scripts else None,
-            "entry_points": self.config.entry_point_scripts,
+            "entry_points": self._plugins,
         }
         if rec.options:
             kw["options"] = Options.model_validate(rec.options)
