@@ -38,6 +38,13 @@ def _drop_nulls(cls: type[BaseModel], v: Any) -> Any:
     return out
 
 
+def _renamed(v: Any, old: str, new: str) -> Any:
+    """A document from an older Foundry with ``old`` for the key now called ``new``."""
+    if isinstance(v, dict) and new not in v and isinstance(v.get(old), dict):
+        return {**v, new: v[old]}
+    return v
+
+
 def _nullable(annotation: Any) -> bool:
     return annotation is None or type(None) in getattr(annotation, "__args__", ())
 
@@ -114,9 +121,7 @@ class FToken(Doc):
     @model_validator(mode="before")
     @classmethod
     def _v10_actor_data(cls, v: Any) -> Any:
-        if isinstance(v, dict) and "delta" not in v and isinstance(v.get("actorData"), dict):
-            v = {**v, "delta": v["actorData"]}
-        return v
+        return _renamed(v, "actorData", "delta")
 
 
 class FCombatant(Doc):
@@ -325,11 +330,8 @@ class FActor(Doc):
     @model_validator(mode="before")
     @classmethod
     def _v9_permission(cls, v: Any) -> Any:
-        if isinstance(v, dict) and "ownership" not in v and isinstance(v.get("permission"), dict):
-            v = {**v, "ownership": v["permission"]}
-        if isinstance(v, dict) and "system" not in v and isinstance(v.get("data"), dict):
-            v = {**v, "system": v["data"]}  # v9 called the system data ``data``
-        return v
+        # v9 called the system data ``data``
+        return _renamed(_renamed(v, "permission", "ownership"), "data", "system")
 
     def owners(self) -> list[str]:
         """User ids with owner permission (``default`` excluded; GMs are filtered later)."""
