@@ -9,20 +9,14 @@ from sdk.builtins import BUILTIN_SCRIPTS, holds
 from sdk.builtins.holds import SCRIPT_NAME, ReleaseMove, WatchMoves
 from sdk.events import ActionDeclared, TokenMoved
 from sdk.testing import WorldHarness, cell
+from tests.sdk.builtins.scenes import kevins_corner
 
 places = Script("test_places")
 places.region("door", rect(5, 0, 5, 2))
 
 
 async def corner(**kw) -> WorldHarness:
-    """Kevin (IC 22) readies on his turn; Gary and a thug are elsewhere."""
-    w = WorldHarness(places, dice=[20, 10, 5], **kw)
-    await w.__aenter__()
-    await w.token("kev", "Kevin", (0, 0), owner="pk", initiative=2, reflex=4, action_dice=2)
-    await w.token("gary", "Gary", (9, 0), owner="pg", bab=1)
-    await w.token("thug", "Thug", (9, 9), bab=2)
-    await w.gm_says("!init")  # Kevin 22, Gary 10, Thug 5
-    return w
+    return await kevins_corner(places, **kw)
 
 
 async def held(w: WorldHarness, hid: str, token: str, to: tuple[int, int]) -> list:

@@ -5,6 +5,7 @@ import pytest
 from sdk import ChatCommand, Context, Script, rect
 from sdk.events import ActionDeclared, DamageDealt
 from sdk.testing import WorldHarness
+from tests.sdk.builtins.scenes import kevins_corner
 
 triggers = Script("test_triggers")
 triggers.region("door", rect(5, 0, 5, 2))
@@ -31,13 +32,7 @@ def never(event, ctx) -> bool:
 
 
 async def world(**kw) -> WorldHarness:
-    w = WorldHarness(triggers, dice=[20, 10, 5], **kw)
-    await w.__aenter__()
-    await w.token("kev", "Kevin", (0, 0), owner="pk", initiative=2, reflex=4, action_dice=2)
-    await w.token("gary", "Gary", (9, 0), owner="pg", bab=1)
-    await w.token("thug", "Thug", (9, 9), bab=2)
-    await w.gm_says("!init")  # Kevin 22, Gary 10, Thug 5
-    return w
+    return await kevins_corner(triggers, **kw)
 
 
 @pytest.mark.parametrize(
