@@ -3,9 +3,12 @@
 Use :class:`Bridge` from code (tests, embedding)::
 
     bridge = Bridge(BridgeConfig(database="worlds.sqlite3"), adapters=[MyTable()])
-    app = await bridge.start()          # an aiohttp Application with the socket attached
-    ...                                 # serve it (web.AppRunner), or call bridge.serve()
-    await bridge.stop()
+    port = await bridge.listen("127.0.0.1", 0)  # started, on a free port
+    ...
+    await bridge.shutdown()                      # every world saved, the port closed
+
+``bridge.serve()`` does the same until SIGINT/SIGTERM; ``bridge.start()`` alone returns the
+aiohttp Application (with the socket attached) to serve some other way, ``stop()`` after it.
 
 Connection policy (wire protocol v1, ``shared/DESIGN.md``):
 
@@ -329,8 +332,9 @@ class Bridge:
             self.reader.close()
         log.info("Bridge stopped; every world is saved.")
 
-    async def serve(self) -> None:
-        """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop."""
+    async def listen(self, host: str | None = None, port: int | None = None) -> int:
+        """Start, then listen on ``host`` and ``port`` (the configured ones unless given;
+        port 0: any free one). Returns the port bound; :meth:`shutdown` undoes both."""
         app = await self.start()
         # A short shutdown timeout: open websockets would otherwise hold the exit for a minute,
         # and every world is saved by then anyway.
@@ -338,11 +342,22 @@ class Bridge:
             app, handle_signals=False, access_log=None, shutdown_timeout=2.0
         )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.config.host, self.config.port)
+        port = self.config.port if port is None else port
+        site = web.TCPSite(self._runner, self.config.host if host is None else host, port)
         await site.start()
-        server = site._server  # aiohttp has no public accessor for the bound port (--port 0)
-        port = server.sockets[0].getsockname()[1] if server and server.sockets else self.config.port
-        self.port = port
+        server = site._server  # aiohttp has no public accessor for the bound port (port 0)
+        self.port = server.sockets[0].getsockname()[1] if server and server.sockets else port
+        return self.port
+
+    async def shutdown(self, *, snapshot: bool = True) -> None:
+        """:meth:`stop`, then stop listening."""
+        await self.stop(snapshot=snapshot)
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def serve(self) -> None:
+        """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop."""
+        port = await self.listen()
         log.info(
             "Listening on http://%s:%d (companion clients connect here; state at "
             "/api/worlds/<world>/state).",
@@ -358,8 +373,7 @@ class Bridge:
             await stop.wait()
         finally:
             log.info("Shutting down...")
-            await self.stop()
-            await self._runner.cleanup()
+            await self.shutdown()
 
     async def _load_world(self, rec: WorldRecord) -> WorldHost:
         assert self.writer is not None and self.reader is not None

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import socketio
-from aiohttp import web
 
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
 from adapters.foundry import FLAG, FoundryAdapter
@@ -259,12 +258,7 @@ async def play(out: Callable[[str], None] = print) -> list[str]:
         key, _observer = create_world(db, "demo")
         config = BridgeConfig(database=db, reload_scripts=False)  # holds is a built-in
         bridge = Bridge(config, adapters=[FoundryAdapter()])
-        app = await bridge.start()
-        runner = web.AppRunner(app, handle_signals=False, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        port = await bridge.listen("127.0.0.1", 0)
         table = SimFoundry(out)
         try:
             out(
@@ -312,9 +306,7 @@ async def play(out: Callable[[str], None] = print) -> list[str]:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(table.sio.disconnect(), 5)
             log.debug("demo: client closed")
-            await bridge.stop()
-            log.debug("demo: bridge stopped")
-            await runner.cleanup()
+            await bridge.shutdown()
             log.debug("demo: done")
         return table.chat
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 import socketio
-from aiohttp import web
 
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
 from adapters.bridge.world import WorldConfig
@@ -99,12 +98,11 @@ class TableClient:
 class Server:
     """A running bridge and how to reach it."""
 
-    def __init__(self, bridge: Bridge, runner: web.AppRunner, url: str) -> None:
-        self.bridge, self.runner, self.url = bridge, runner, url
+    def __init__(self, bridge: Bridge, url: str) -> None:
+        self.bridge, self.url = bridge, url
 
     async def stop(self, *, snapshot: bool = True) -> None:
-        await self.bridge.stop(snapshot=snapshot)
-        await self.runner.cleanup()
+        await self.bridge.shutdown(snapshot=snapshot)
 
 
 async def start_server(db: Path, bridge: Bridge | None = None, **cfg: Any) -> Server:
@@ -113,13 +111,8 @@ async def start_server(db: Path, bridge: Bridge | None = None, **cfg: Any) -> Se
         world_cfg = cfg.pop("world", None) or WorldConfig()
         config = BridgeConfig(database=db, world=world_cfg, reload_scripts=False, **cfg)
         bridge = Bridge(config, adapters=[MiniTable()])
-    app = await bridge.start()
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return Server(bridge, runner, f"http://127.0.0.1:{port}")
+    port = await bridge.listen("127.0.0.1", 0)
+    return Server(bridge, f"http://127.0.0.1:{port}")
 
 
 @pytest.fixture

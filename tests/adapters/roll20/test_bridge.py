@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 import socketio
-from aiohttp import web
 
 from adapters.base import AdapterRegistry, check_adapter
 from adapters.bridge.schema import schemas
@@ -54,15 +53,9 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[str, str, Bridge]]:
     db = tmp_path / "w.sqlite3"
     gm_key, _ = create_world(db, "cave", {"system": "spycraft"})
     bridge = Bridge(BridgeConfig(database=db, reload_scripts=False), adapters=[Roll20Adapter()])
-    app = await bridge.start()
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = await bridge.listen("127.0.0.1", 0)
     yield f"http://127.0.0.1:{port}", gm_key, bridge
-    await bridge.stop()
-    await runner.cleanup()
+    await bridge.shutdown()
 
 
 @pytest.fixture
