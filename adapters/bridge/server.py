@@ -35,7 +35,7 @@ import json
 import logging
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,6 +225,9 @@ class Bridge:
         self.worlds: dict[str, WorldHost] = {}
         self.sessions: dict[str, Session] = {}
         self.sio: socketio.AsyncServer | None = None
+        self.transport: SioTransport | Any = None
+        """How commands reach the sockets: :class:`SioTransport`, or the link to the socket
+        process (``adapters/bridge/engine.py``)."""
         self.app: web.Application | None = None
         self.writer: LogWriter | None = None
         self.reader: Reader | None = None
@@ -239,8 +242,9 @@ class Bridge:
         self.port: int | None = None
 
     # -- life cycle --------------------------------------------------------------------------
-    async def start(self) -> web.Application:
-        """Open the database, rebuild every world, and build the aiohttp app."""
+    async def open(self) -> None:
+        """Open the database and rebuild every world: all but the sockets (see
+        ``adapters/bridge/engine.py`` for a bridge whose sockets live in another process)."""
         cfg = self.config
         self.writer = LogWriter(cfg.database, durability=cfg.durability)
         self.reader = Reader(cfg.database)
@@ -255,20 +259,13 @@ class Bridge:
         _trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
         if cfg.world.sleep_after > 0 or cfg.world.snapshot_quiet > 0:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
-        self.sio = socketio.AsyncServer(
-            async_mode="aiohttp",
-            serializer=_packet_class(cfg.max_payload),
-            cors_allowed_origins=cfg.cors,
-            max_http_buffer_size=cfg.transport_limit,
-            ping_interval=cfg.ping_interval,
-            ping_timeout=cfg.ping_timeout,
-            logger=False,
-            engineio_logger=False,
-            # One connection's events are handled one at a time, in the order received,
-            # inside its reader: no task per event, and the order holds by construction.
-            # Events of different connections still interleave (each has its own reader).
-            async_handlers=False,
-        )
+
+    async def start(self) -> web.Application:
+        """Open the database, rebuild every world, and build the aiohttp app."""
+        await self.open()
+        cfg = self.config
+        self.sio = new_socket_server(cfg)
+        self.transport = SioTransport(self.sio)
         for adapter in self.registry:
             self.sio.register_namespace(AdapterNamespace(self, adapter))
         app = web.Application()
@@ -303,24 +300,11 @@ class Bridge:
         for sess in list(self.sessions.values()):
             if sess.pump is not None:
                 sess.pump.cancel()
-        if self.sio is not None:
-            # Close the transports, not the namespaces: a client told "server disconnect"
-            # would not reconnect, one that loses its transport does, and finds us back.
-            # (It also ends long-polling requests, which would hold the web server open.)
-            # close(wait=False): engineio's disconnect() waits for each socket's queue to drain,
-            # which never happens for a client that left a moment ago.
-            eio = self.sio.eio
-            for sock in list(getattr(eio, "sockets", {}).values()):
-                try:
-                    await sock.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
-                    if getattr(sock, "upgraded", False):
-                        # after the CLOSE packet, end the websocket's writer: it closes the
-                        # socket instead of waiting for the client to hang up
-                        sock.queue.put_nowait(None)
-                except Exception:
-                    log.debug("closing a client transport failed", exc_info=True)
-            await asyncio.sleep(0.05)  # let the transports' writers send the close
-            await self.sio.shutdown()
+        if self.transport is not None:
+            try:
+                await self.transport.close()
+            except Exception:
+                log.debug("closing the client transports failed", exc_info=True)
         for host in list(self.worlds.values()):
             try:
                 await host.stop(snapshot=snapshot)
@@ -501,7 +485,7 @@ class Bridge:
         self.sessions[sid] = sess
         host = sess.host
         host.subscribe(sess.subscriber)
-        await self.sio.enter_room(sid, f"world:{host.name}", namespace=adapter.ns)
+        await self.transport.join(sid, adapter.ns, f"world:{host.name}")
         missed = await host.count_commands_after(sess.subscriber.cursor)
         returning = isinstance(auth, dict) and auth.get("last_seq") is not None
         if sess.role == "gm":
@@ -612,6 +596,8 @@ class Bridge:
         if sess is None:
             return
         sess.host.unsubscribe(sid)
+        if self.transport is not None:
+            self.transport.forget(sid)
         if sess.pump is not None:
             sess.pump.cancel()
         if not self._closing:
@@ -624,14 +610,11 @@ class Bridge:
 
     async def _pump(self, sess: Session) -> None:
         """Send this connection every durable command after its cursor, in order, once."""
-        sio, ns, sid = self.sio, sess.adapter.ns, sess.sid
-        assert sio is not None
+        transport, ns, sid = self.transport, sess.adapter.ns, sess.sid
+        assert transport is not None
         # The connect handler runs before python-socketio sends CONNECT; wait for it so no
         # command overtakes the connect.
-        for _ in range(200):
-            if sio.manager.is_connected(sid, ns):
-                break
-            await asyncio.sleep(0.005)
+        await transport.wait_connected(sid, ns)
         sub, host = sess.subscriber, sess.host
         try:
             while sid in self.sessions:
@@ -645,12 +628,8 @@ class Bridge:
                     await sub.wake.wait()
                     continue
                 for msg in batch:
-                    await sio.emit(
-                        "command",
-                        msg,
-                        to=sid,
-                        namespace=ns,
-                        callback=_AckHandler(self, sess, msg["seq"], msg["op"]),
+                    await transport.send_command(
+                        sid, ns, msg, _AckHandler(self, sess, msg["seq"], msg["op"])
                     )
                     sub.cursor = msg["seq"]
         except asyncio.CancelledError:
@@ -712,18 +691,18 @@ class Bridge:
         return sess.host.handle(adapter, event, data)
 
     # -- HTTP ----------------------------------------------------------------------------------
-    async def _http_index(self, request: web.Request) -> web.Response:
+    def index_text(self) -> str:
         lines = [
             "vttbridge is running.",
             f"Worlds: {len(self.worlds)}; connected clients: {len(self.sessions)}.",
             "Adapters: " + ", ".join(f"{a.name} at {a.ns}" for a in self.registry) + ".",
         ]
-        return web.Response(text="\n".join(lines) + "\n")
+        return "\n".join(lines) + "\n"
 
-    async def _http_health(self, request: web.Request) -> web.Response:
+    def health(self) -> tuple[int, dict[str, Any]]:
         writer = self.writer
         failed = writer.failed if writer is not None else None
-        body = {
+        body: dict[str, Any] = {
             "ok": failed is None and not self._closing,
             "protocol": PROTOCOL_VERSION,
             "worlds": len(self.worlds),
@@ -732,14 +711,10 @@ class Bridge:
         }
         if failed is not None:
             body["error"] = f"the database cannot be written: {failed}"
-        return web.json_response(body, status=200 if body["ok"] else 503)
+        return (200 if body["ok"] else 503), body
 
-    async def _http_state(self, request: web.Request) -> web.Response:
-        name = request.match_info["world"]
-        key = request.headers.get(KEY_HEADER, "")
-        auth = request.headers.get("Authorization", "")
-        if not key and auth.lower().startswith("bearer "):
-            key = auth[7:].strip()
+    async def state(self, name: str, key: str) -> tuple[int, dict[str, Any]]:
+        """A world's state as ``GET /api/worlds/{world}/state`` answers it."""
         if not key:
             return _http_error(
                 401,
@@ -754,7 +729,94 @@ class Bridge:
             return _http_error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
         if await self._role(name, key) is None:
             return _http_error(403, ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
-        return web.json_response(host.state())
+        return 200, host.state()
+
+    async def _http_index(self, request: web.Request) -> web.Response:
+        return web.Response(text=self.index_text())
+
+    async def _http_health(self, request: web.Request) -> web.Response:
+        status, body = self.health()
+        return web.json_response(body, status=status)
+
+    async def _http_state(self, request: web.Request) -> web.Response:
+        status, body = await self.state(request.match_info["world"], request_key(request))
+        return web.json_response(body, status=status)
+
+
+def request_key(request: web.Request) -> str:
+    """The world key an HTTP request carries (``Authorization: Bearer`` or the header)."""
+    key = request.headers.get(KEY_HEADER, "")
+    auth = request.headers.get("Authorization", "")
+    if not key and auth.lower().startswith("bearer "):
+        key = auth[7:].strip()
+    return key
+
+
+def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
+    """The python-socketio server the bridge's sockets use (in whichever process holds them)."""
+    return socketio.AsyncServer(
+        async_mode="aiohttp",
+        serializer=_packet_class(cfg.max_payload),
+        cors_allowed_origins=cfg.cors,
+        max_http_buffer_size=cfg.transport_limit,
+        ping_interval=cfg.ping_interval,
+        ping_timeout=cfg.ping_timeout,
+        logger=False,
+        engineio_logger=False,
+        # One connection's events are handled one at a time, in the order received,
+        # inside its reader: no task per event, and the order holds by construction.
+        # Events of different connections still interleave (each has its own reader).
+        async_handlers=False,
+    )
+
+
+class SioTransport:
+    """What the bridge needs of the sockets, on a python-socketio server in this process."""
+
+    def __init__(self, sio: socketio.AsyncServer) -> None:
+        self.sio = sio
+
+    async def join(self, sid: str, ns: str, room: str) -> None:
+        await self.sio.enter_room(sid, room, namespace=ns)
+
+    async def wait_connected(self, sid: str, ns: str) -> None:
+        for _ in range(200):
+            if self.sio.manager.is_connected(sid, ns):
+                return
+            await asyncio.sleep(0.005)
+
+    async def send_command(
+        self, sid: str, ns: str, msg: dict[str, Any], on_ack: Callable[..., Any]
+    ) -> None:
+        await self.sio.emit("command", msg, to=sid, namespace=ns, callback=on_ack)
+
+    def forget(self, sid: str) -> None:
+        pass  # python-socketio drops a gone connection's ack callbacks itself
+
+    async def close(self) -> None:
+        await close_sockets(self.sio)
+
+
+async def close_sockets(sio: socketio.AsyncServer) -> None:
+    """Close every client's transport, then the server.
+
+    The transports, not the namespaces: a client told "server disconnect" would not
+    reconnect, one that loses its transport does, and finds us back. (It also ends
+    long-polling requests, which would hold the web server open.)"""
+    eio = sio.eio
+    for sock in list(getattr(eio, "sockets", {}).values()):
+        try:
+            # close(wait=False): engineio's disconnect() waits for each socket's queue to
+            # drain, which never happens for a client that left a moment ago.
+            await sock.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
+            if getattr(sock, "upgraded", False):
+                # after the CLOSE packet, end the websocket's writer: it closes the socket
+                # instead of waiting for the client to hang up
+                sock.queue.put_nowait(None)
+        except Exception:
+            log.debug("closing a client transport failed", exc_info=True)
+    await asyncio.sleep(0.05)  # let the transports' writers send the close
+    await sio.shutdown()
 
 
 def _duration(seconds: float) -> str:
@@ -817,10 +879,8 @@ def _validation_ack(e: ValidationError) -> dict[str, Any]:
     return ack_error(ErrorCode.WRONG_TYPE, f"{path or 'payload'}: {err['msg']}.", path)
 
 
-def _http_error(status: int, code: str, message: str) -> web.Response:
-    return web.json_response(
-        {"ok": False, "error": {"code": code, "message": message}}, status=status
-    )
+def _http_error(status: int, code: str, message: str) -> tuple[int, dict[str, Any]]:
+    return status, {"ok": False, "error": {"code": code, "message": message}}
 
 
 def create_world(database: str | Path, name: str, options: dict | None = None) -> tuple[str, str]:
