@@ -196,20 +196,39 @@ def stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux; nan elsewhere)."""
+def tree(pid: int) -> list[int]:
+    """A process and its children (the bridge's world engine is one; Linux)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return [pid]
+    return [pid, *(c for k in kids for c in tree(int(k)))]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of a process and its children (Linux; nan elsewhere)."""
+    total = 0.0
+    for p in tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of the server: VmRSS of its process; with ``--processes 2``, the PSS
+    of both summed (each page they still share since the fork counted once; RSS would
+    count it twice)."""
+    pids = tree(pid)
+    field, name = ("VmRSS:", "status") if len(pids) == 1 else ("Pss:", "smaps_rollup")
+    total = 0.0
+    for p in pids:
+        for line in Path(f"/proc/{p}/{name}").read_text().splitlines():
+            if line.startswith(field):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
@@ -310,11 +329,11 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
     }
 
 
-async def idle_worlds(tmp: Path, n_worlds: int, n_tokens: int) -> dict:
+async def idle_worlds(tmp: Path, n_worlds: int, n_tokens: int, extra: list[str]) -> dict:
     db = tmp / "idle.sqlite3"
     names = [f"idle{i:04d}" for i in range(n_worlds)]
     world_keys = make_worlds(db, names)
-    proc, url = start(serve_cmd(db))
+    proc, url = start(serve_cmd(db, extra))
     base = rss_mb(proc.pid)
     try:
         async with aiohttp.ClientSession() as session:
@@ -333,13 +352,13 @@ async def idle_worlds(tmp: Path, n_worlds: int, n_tokens: int) -> dict:
     finally:
         stop(proc)
     t = time.perf_counter()
-    proc, url = start(serve_cmd(db))  # rebuilt from the snapshots, as after a restart
+    proc, url = start(serve_cmd(db, extra))  # rebuilt from the snapshots, as after a restart
     restart_s = time.perf_counter() - t
     await asyncio.sleep(1.0)
     restored = rss_mb(proc.pid)
     stop(proc)
     # the default policy: worlds without a client are saved and unloaded after a while
-    proc, url = start(serve_cmd(db, sleep_after=1))
+    proc, url = start(serve_cmd(db, extra, sleep_after=1))
     try:
         deadline = time.time() + 120
         while await awake_worlds(url) and time.time() < deadline:
@@ -370,6 +389,14 @@ async def main() -> None:
     )
     ap.add_argument("--durability", choices=["normal", "full"], default="normal")
     ap.add_argument(
+        "--processes",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="run the bridge as `vttbridge serve --processes N` (2: the worlds in a second "
+        "process; CPU us/ev then counts both)",
+    )
+    ap.add_argument(
         "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
     )
     args = ap.parse_args()
@@ -378,22 +405,24 @@ async def main() -> None:
     n_idle = 200 if args.quick else 1000
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
-          f"{seconds:g} s per run, durability={args.durability}")  # fmt: skip
+          f"{seconds:g} s per run, durability={args.durability}, "
+          f"bridge processes={args.processes}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
-            await speed(Path(tmpdir), seconds, args.durability, repeat)
+            extra = ["--durability", args.durability, "--processes", str(args.processes)]
+            await speed(Path(tmpdir), seconds, extra, repeat)
         if args.part in ("all", "memory"):
-            await memory(Path(tmpdir), n_idle)
+            await memory(Path(tmpdir), n_idle, ["--processes", str(args.processes)])
 
 
-async def speed(tmp: Path, seconds: float, durability: str, repeat: int) -> None:
+async def speed(tmp: Path, seconds: float, extra: list[str], repeat: int) -> None:
     runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
     echo_script.write_text(ECHO_SERVER)
     db = tmp / "bench.sqlite3"
     world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
     echo, echo_url = start([sys.executable, str(echo_script)])
-    bridge, bridge_url = start(serve_cmd(db, ["--durability", durability]))
+    bridge, bridge_url = start(serve_cmd(db, extra))
     try:
         for n in (1, 10, 100):
             worlds = [f"w{i}" for i in range(n)]
@@ -437,8 +466,8 @@ async def speed(tmp: Path, seconds: float, durability: str, repeat: int) -> None
           f"{'OK' if lat <= 1.5 else 'MISSED'}")  # fmt: skip
 
 
-async def memory(tmp: Path, n_idle: int) -> None:
-    mem = await idle_worlds(tmp, n_idle, 50)
+async def memory(tmp: Path, n_idle: int, extra: list[str]) -> None:
+    mem = await idle_worlds(tmp, n_idle, 50, extra)
     print()
     print(f"{n_idle} idle worlds x 50 tokens: {mem['live']:.0f} MB resident after the "
           f"clients linked them ({mem['empty']:.0f} MB with none loaded); "

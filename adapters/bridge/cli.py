@@ -142,6 +142,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not create the 'default' world when the database has none",
     )
+    serve.add_argument(
+        "--processes",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="2: run the worlds in a second process (Linux), the sockets in this one. For a "
+        "server many clients use at once: about 1.5x the events per second at 100 clients on "
+        "2 cores; a single client's round trip is ~0.1 ms slower (default: 1)",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
     # -- world -------------------------------------------------------------------------------
@@ -307,6 +316,7 @@ def cmd_world(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from adapters.bridge.front import can_split, serve_split
     from adapters.bridge.server import Bridge, BridgeConfig, create_world
     from adapters.bridge.world import WorldConfig
 
@@ -368,6 +378,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.collect()
     gc.freeze()
     try:
+        if args.processes == 2 and can_split():
+            return serve_split(bridge)
+        if args.processes == 2:
+            log.warning("--processes 2 needs Linux; serving in one process.")
         asyncio.run(bridge.serve())
     except StoreError as e:
         print(f"vttbridge: {e}", file=sys.stderr)

@@ -9,6 +9,9 @@ Use :class:`Bridge` from code (tests, embedding)::
 
 ``bridge.serve()`` does the same until SIGINT/SIGTERM; ``bridge.start()`` alone returns the
 aiohttp Application (with the socket attached) to serve some other way, ``stop()`` after it.
+All of that runs in one process. ``vttbridge serve --processes 2`` runs the same bridge with
+its worlds in a second process (``engine.py``) and its sockets in the first (``front.py``),
+which reach each other through :class:`SioTransport`'s counterpart over a pipe (``link.py``).
 
 Connection policy (wire protocol v1, ``shared/DESIGN.md``):
 
@@ -55,7 +58,7 @@ from adapters.bridge.protocol import (
     ack_error,
 )
 from adapters.bridge.store import LogWriter, Store, StoreError, WorldRecord
-from adapters.bridge.world import Reader, Subscriber, WorldConfig, WorldHost
+from adapters.bridge.world import Ack, Reader, Subscriber, WorldConfig, WorldHost
 from rules.options import Options
 from sdk.loader import entry_point_sources
 
@@ -320,17 +323,11 @@ class Bridge:
         """Start, then listen on ``host`` and ``port`` (the configured ones unless given;
         port 0: any free one). Returns the port bound; :meth:`shutdown` undoes both."""
         app = await self.start()
-        # A short shutdown timeout: open websockets would otherwise hold the exit for a minute,
-        # and every world is saved by then anyway.
-        self._runner = web.AppRunner(
-            app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+        self._runner, self.port = await listen_app(
+            app,
+            self.config.host if host is None else host,
+            self.config.port if port is None else port,
         )
-        await self._runner.setup()
-        port = self.config.port if port is None else port
-        site = web.TCPSite(self._runner, self.config.host if host is None else host, port)
-        await site.start()
-        server = site._server  # aiohttp has no public accessor for the bound port (port 0)
-        self.port = server.sockets[0].getsockname()[1] if server and server.sockets else port
         return self.port
 
     async def shutdown(self, *, snapshot: bool = True) -> None:
@@ -342,19 +339,9 @@ class Bridge:
     async def serve(self) -> None:
         """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop."""
         port = await self.listen()
-        log.info(
-            "Listening on http://%s:%d (companion clients connect here; state at "
-            "/api/worlds/<world>/state).",
-            self.config.host,
-            port,
-        )
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
-                loop.add_signal_handler(sig, stop.set)
+        announce(self.config.host, port)
         try:
-            await stop.wait()
+            await until_signalled()
         finally:
             log.info("Shutting down...")
             await self.shutdown()
@@ -641,6 +628,27 @@ class Bridge:
         """Validate one inbound event; returns the ack, or the coroutine that processes the
         event and returns it. Synchronous up to the world's lock (see
         :meth:`AdapterNamespace.trigger_event`)."""
+        checked = self._check(adapter, sid, event, args)
+        if isinstance(checked, dict):
+            return checked
+        host, data = checked
+        return host.handle(adapter, event, data)
+
+    def submit_event(
+        self, adapter: Adapter, sid: str, event: str, args: tuple, reply: Callable[[Ack], None]
+    ) -> None:
+        """:meth:`_event` answering through ``reply`` (see :meth:`WorldHost.submit`)."""
+        checked = self._check(adapter, sid, event, args)
+        if isinstance(checked, dict):
+            reply(checked)
+            return
+        host, data = checked
+        host.submit(adapter, event, data, reply)
+
+    def _check(
+        self, adapter: Adapter, sid: str, event: str, args: tuple
+    ) -> Ack | tuple[WorldHost, Inbound]:
+        """The world and the validated payload of an inbound event, or the ack refusing it."""
         sess = self.sessions.get(sid)
         if sess is None:
             return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
@@ -688,7 +696,7 @@ class Bridge:
             data = model.model_validate(payload)
         except ValidationError as e:
             return _validation_ack(e)
-        return sess.host.handle(adapter, event, data)
+        return sess.host, data
 
     # -- HTTP ----------------------------------------------------------------------------------
     def index_text(self) -> str:
@@ -817,6 +825,45 @@ async def close_sockets(sio: socketio.AsyncServer) -> None:
             log.debug("closing a client transport failed", exc_info=True)
     await asyncio.sleep(0.05)  # let the transports' writers send the close
     await sio.shutdown()
+
+
+async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on ``host``:``port`` (0: any free port); returns the runner and the port."""
+    # A short shutdown timeout: open websockets would otherwise hold the exit for a minute,
+    # and every world is saved by then anyway.
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    server = site._server  # aiohttp has no public accessor for the bound port (port 0)
+    return runner, (server.sockets[0].getsockname()[1] if server and server.sockets else port)
+
+
+def announce(host: str, port: int) -> None:
+    log.info(
+        "Listening on http://%s:%d (companion clients connect here; state at "
+        "/api/worlds/<world>/state).",
+        host,
+        port,
+    )
+
+
+async def until_signalled(*also: asyncio.Future) -> None:
+    """Wait for SIGINT or SIGTERM (or any of ``also`` to finish)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+            loop.add_signal_handler(sig, stop.set)
+    waiter = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([waiter, *also], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
 
 
 def _duration(seconds: float) -> str:

@@ -350,6 +350,16 @@ class LogWriter:
         else:
             self._q.put(buf)
 
+    @property
+    def pending(self) -> bool:
+        """Rows or barriers are queued for the next commit."""
+        return bool(self._buf)
+
+    def commit_now(self) -> None:
+        """Commit what is queued now instead of a turn later (see ``engine.py``)."""
+        if self._buf:
+            self._flush()
+
     def event(self, world: str, seq: int, event_id: str | None, name: str, body: str) -> None:
         self._add((_INSERT_LOG, (world, seq, "event", event_id, name, body, time.time())))
 

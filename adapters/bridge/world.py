@@ -23,7 +23,7 @@ import bisect
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from adapters.base import Adapter, Command, Inbound, TranslationError
 from adapters.bridge.protocol import ErrorCode, ack_error
-from adapters.bridge.store import LogWriter, Store
+from adapters.bridge.store import LogWriter, Store, StoreError
 from sdk.clock import Handle, SystemClock
 from sdk.errors import EventRejected
 from sdk.events import EVENT_ADAPTER, BaseEvent
@@ -342,6 +342,43 @@ class WorldHost:
         No await before the lock is asked for, and the lock serves its waiters in order: events
         from several connections are processed in the order they arrived (one connection's
         events already come one at a time, see ``adapters/bridge/server.py``)."""
+        accepted = await self._accept(adapter, event, payload)
+        if isinstance(accepted, dict):
+            return accepted
+        job, ack = accepted
+        try:  # acknowledged only once the writer has committed the event's rows
+            await self.writer.barrier()
+        except Exception as exc:
+            return self._settle(job, ack, exc)
+        return self._settle(job, ack, None)
+
+    def submit(
+        self, adapter: Adapter, event: str, payload: Inbound, reply: Callable[[Ack], None]
+    ) -> None:
+        """:meth:`handle` with a callback, for the engine process (``engine.py``): the event is
+        processed right away when the world is free (no task), and ``reply`` runs inside the
+        commit that makes it durable, so the ack leaves before the next events are read."""
+
+        def accepted(result: Ack | tuple[Job, Ack]) -> None:
+            if isinstance(result, dict):
+                reply(result)
+                return
+            job, ack = result
+
+            def committed(error: BaseException | None) -> None:
+                if error is not None:
+                    error = StoreError(f"the database cannot be written: {error}")
+                reply(self._settle(job, ack, error))
+
+            self.writer.after_commit(committed)
+
+        run_eagerly(self._accept(adapter, event, payload), accepted, f"World {self.name!r}")
+
+    async def _accept(
+        self, adapter: Adapter, event: str, payload: Inbound
+    ) -> Ack | tuple[Job, Ack]:
+        """Dedup, then process in arrival order. Returns the ack when it needs no commit,
+        else the job and its ack, for :meth:`_settle` once the job's rows are committed."""
         eid = payload.id
         seq = self._seen.get(eid)
         if seq is not None:
@@ -378,17 +415,21 @@ class WorldHost:
             ack, durable = ack_error(ErrorCode.INTERNAL, f"Server error: {e}"), False
         finally:
             lock.release()
-        if durable:  # acknowledged only once the writer has committed the event's rows
-            try:
-                await self.writer.barrier()
-            except Exception as exc:
-                ack = ack_error(
-                    ErrorCode.INTERNAL,
-                    f"The server could not save this event ({exc}); it was not "
-                    "acknowledged, send it again later.",
-                )
-            else:
-                self._remember(job.event_id, job.last_seq or 0)
+        if not durable:
+            self._finish(job, ack)
+            return ack
+        return job, ack
+
+    def _settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
+        """The ack of a job whose rows were committed (or could not be: ``error``)."""
+        if error is not None:
+            ack = ack_error(
+                ErrorCode.INTERNAL,
+                f"The server could not save this event ({error}); it was not "
+                "acknowledged, send it again later.",
+            )
+        else:
+            self._remember(job.event_id, job.last_seq or 0)
         self._finish(job, ack)
         return ack
 
@@ -601,6 +642,60 @@ class Reader:
 
         self._pool.submit(shut).result()
         self._pool.shutdown()
+
+
+def run_eagerly(coro: Coroutine[Any, Any, Any], done: Callable[[Any], None], what: str) -> None:
+    """Run ``coro`` now, up to where it first waits, and the rest in a task; then
+    ``done(result)``. What Python 3.12's eager tasks do: an event that never waits (the world
+    is free, no script awaits) costs no task and no turn of the loop."""
+    try:
+        waiting_on = coro.send(None)
+    except StopIteration as stop:
+        done(stop.value)
+        return
+    except Exception as e:
+        log.exception("%s: an event failed", what)
+        done(ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+        return
+
+    def finished(task: asyncio.Task) -> None:
+        if task.cancelled():
+            done(ack_error(ErrorCode.SHUTTING_DOWN, "The event was cancelled; send it again."))
+        elif (e := task.exception()) is not None:
+            log.error("%s: an event failed", what, exc_info=e)
+            done(ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+        else:
+            done(task.result())
+
+    task = asyncio.ensure_future(_Resumed(coro, waiting_on).run())
+    task.add_done_callback(finished)
+
+
+class _Resumed:
+    """A coroutine started by hand, continued by a task: the task waits on what the coroutine
+    waited on, then resumes it."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self.coro, self.waiting_on = coro, waiting_on
+
+    async def run(self) -> Any:
+        return await self
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        waiting_on = self.waiting_on
+        while True:
+            try:
+                yield waiting_on
+            except BaseException as e:  # thrown in by the task (cancelled)
+                try:
+                    waiting_on = self.coro.throw(e)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    waiting_on = self.coro.send(None)
+                except StopIteration as stop:
+                    return stop.value
 
 
 async def _as_duplicate(fut: asyncio.Future) -> Ack:

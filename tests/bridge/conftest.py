@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from adapters.bridge.server import Bridge, BridgeConfig, create_world
 from adapters.bridge.world import WorldConfig
 from tests.bridge.minitable import MiniTable
 
+ROOT = Path(__file__).resolve().parents[2]
 NS = "/minitable"
 CLIENT = {"name": "minitable-test", "version": "1.0", "vtt": "MiniTable"}
 
@@ -95,6 +99,24 @@ class TableClient:
             await self.sio.disconnect()
 
 
+async def refused(url: str, auth: object) -> tuple[str, dict]:
+    """Connect expecting a refusal; returns (message, data) the server sent."""
+    sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+    errors: list[object] = []
+
+    @sio.on("connect_error", namespace=NS)
+    def on_error(data: object) -> None:
+        errors.append(data)
+
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await sio.connect(url, namespaces=[NS], auth=auth, transports=["websocket"], wait_timeout=5)
+    await sio.disconnect()
+    assert errors, "the server said nothing"
+    err = errors[0]
+    assert isinstance(err, dict)
+    return err["message"], err.get("data") or {}
+
+
 class Server:
     """A running bridge and how to reach it."""
 
@@ -113,6 +135,66 @@ async def start_server(db: Path, bridge: Bridge | None = None, **cfg: Any) -> Se
         bridge = Bridge(config, adapters=[MiniTable()])
     port = await bridge.listen("127.0.0.1", 0)
     return Server(bridge, f"http://127.0.0.1:{port}")
+
+
+async def start_serve(
+    db: Path, *args: str, output: list[str] | None = None
+) -> tuple[subprocess.Popen, str]:
+    """``vttbridge serve`` (MiniTable, no rate limit) in a subprocess on a free port, with
+    ``args`` added; returns it and its URL. Its output lines go to ``output``."""
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "adapters.bridge", "serve",
+            "--db", str(db), "--port", "0", "--no-default-world", "--rate", "0",
+            "--adapter", "tests.bridge.minitable:MiniTable", *args,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    lines = output if output is not None else []
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(30):
+        while True:
+            line = await loop.run_in_executor(None, proc.stdout.readline)
+            if not line:
+                raise AssertionError(f"serve exited early ({proc.wait()}): {''.join(lines)}")
+            lines.append(line)
+            m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
+            if m:
+                break
+
+    def drain() -> None:  # so the pipe never fills up and blocks the server
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+
+    loop.run_in_executor(None, drain)
+    return proc, m.group(1)
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux)."""
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+async def gone(pids: list[int], timeout: float) -> bool:
+    """Wait until none of ``pids`` runs any more (zombies count as gone)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            alive = []
+            for pid in pids:
+                try:
+                    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                except OSError:
+                    continue
+                if state != "Z":
+                    alive.append(pid)
+            if not alive:
+                return True
+            await asyncio.sleep(0.05)
 
 
 @pytest.fixture

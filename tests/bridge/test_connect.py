@@ -6,25 +6,7 @@ import pytest
 import socketio
 
 from adapters.bridge.server import create_world
-from tests.bridge.conftest import CLIENT, NS, TableClient, scene, start_server
-
-
-async def refused(url: str, auth: object) -> tuple[str, dict]:
-    """Connect expecting a refusal; returns (message, data) the server sent."""
-    sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
-    errors: list[object] = []
-
-    @sio.on("connect_error", namespace=NS)
-    def on_error(data: object) -> None:
-        errors.append(data)
-
-    with pytest.raises(socketio.exceptions.ConnectionError):
-        await sio.connect(url, namespaces=[NS], auth=auth, transports=["websocket"], wait_timeout=5)
-    await sio.disconnect()
-    assert errors, "the server said nothing"
-    err = errors[0]
-    assert isinstance(err, dict)
-    return err["message"], err.get("data") or {}
+from tests.bridge.conftest import CLIENT, TableClient, refused, scene, start_server
 
 
 async def test_gm_key_connects_and_links(server, worlds, client_factory):

@@ -6,46 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import signal
 import sqlite3
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from adapters.bridge.server import create_world
-from tests.bridge.conftest import TableClient, scene
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-async def start_serve(db: Path) -> tuple[subprocess.Popen, str]:
-    """``vttbridge serve`` in a subprocess on a free port; returns it and its URL."""
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "adapters.bridge", "serve",
-            "--db", str(db), "--port", "0", "--no-default-world", "--rate", "0",
-            "--adapter", "tests.bridge.minitable:MiniTable",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    loop = asyncio.get_running_loop()
-    async with asyncio.timeout(30):
-        while True:
-            line = await loop.run_in_executor(None, proc.stdout.readline)
-            if not line:
-                raise AssertionError(f"serve exited early ({proc.wait()})")
-            m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
-            if m:
-                break
-    # keep draining its output so the pipe never fills up and blocks the server
-    loop.run_in_executor(None, proc.stdout.read)
-    return proc, m.group(1)
+from tests.bridge.conftest import TableClient, children, gone, scene, start_serve
 
 
 def logged(db: Path) -> tuple[list[str], list[int]]:
@@ -74,10 +43,13 @@ def event(i: int) -> tuple[str, dict]:
     return "chat", {"id": f"e{i}", "text": "!help", "role": "gm"}
 
 
-async def test_sigkill_mid_stream(tmp_path: Path):
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_sigkill_mid_stream(tmp_path: Path, processes: int):
     db = tmp_path / "crash.sqlite3"
     key, _ = create_world(db, "table1")
-    proc, url = await start_serve(db)
+    proc, url = await start_serve(db, "--processes", str(processes))
+    engine = children(proc.pid)
+    assert len(engine) == processes - 1
     n = 400
     acked: dict[int, int] = {}
     client = TableClient()
@@ -104,6 +76,8 @@ async def test_sigkill_mid_stream(tmp_path: Path):
                 os.kill(proc.pid, signal.SIGKILL)  # mid-stream, with events in flight
         await asyncio.gather(*tasks)
         proc.wait(10)
+        # the world engine does not outlive the socket process (nor write after it died)
+        assert await gone(engine, timeout=10)
     finally:
         await client.close()
         if proc.poll() is None:
@@ -118,7 +92,7 @@ async def test_sigkill_mid_stream(tmp_path: Path):
     assert order == sorted(order)
     assert set(acked) <= set(order)
 
-    proc, url = await start_serve(db)
+    proc, url = await start_serve(db, "--processes", str(processes))
     try:
         # 2. the state is the log's: Kevin stands where the last logged move put him
         state = await asyncio.to_thread(http_state, url, key)

@@ -1,0 +1,247 @@
+"""The socket process: socket.io and HTTP for a bridge whose worlds run in the engine process
+(``engine.py``). Every connect, event and HTTP request is passed to the engine as it arrives;
+every command the engine sends is emitted here.
+
+:func:`serve_split` is what ``vttbridge serve`` runs on Linux: it forks the engine, waits for
+it to load the worlds, then listens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import time
+from collections import deque
+from typing import Any
+
+import socketio
+from aiohttp import web
+
+from adapters.base import Adapter
+from adapters.bridge.link import Link, LinkClosed, RemoteError
+from adapters.bridge.protocol import ErrorCode, ack_error
+from adapters.bridge.server import (
+    Bridge,
+    BridgeConfig,
+    SioTransport,
+    announce,
+    listen_app,
+    new_socket_server,
+    request_key,
+    until_signalled,
+)
+from adapters.bridge.store import StoreError
+
+log = logging.getLogger("vttbridge")
+
+
+class EngineNamespace(socketio.AsyncNamespace):
+    """One adapter's namespace; its connects, events and disconnects go to the engine."""
+
+    def __init__(self, front: Front, adapter: Adapter) -> None:
+        super().__init__(adapter.ns)
+        self.link = front.link
+
+    async def trigger_event(self, event: str, *args: Any) -> Any:
+        ns, link = self.namespace, self.link
+        if event == "connect":
+            sid, _environ, *rest = args
+            try:
+                refused = await link.call("connect", ns, sid, rest[0] if rest else None)
+            except (LinkClosed, RemoteError):
+                refused = {
+                    "message": "The server is restarting; try again.",
+                    "data": {"code": ErrorCode.SHUTTING_DOWN},
+                }
+            if refused is not None:
+                raise socketio.exceptions.ConnectionRefusedError(
+                    refused["message"], *([refused["data"]] if "data" in refused else [])
+                )
+            return True
+        if event == "disconnect":
+            link.cast("disconnect", args[0], str(args[1]) if len(args) > 1 and args[1] else "")
+            return None
+        try:
+            return await link.call("event", ns, args[0], event, args[1:])
+        except LinkClosed:
+            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is restarting; resend later.")
+        except RemoteError as e:
+            return ack_error(ErrorCode.INTERNAL, f"Server error: {e}")
+
+
+class Front:
+    """socket.io + HTTP, with the worlds behind :attr:`link`."""
+
+    def __init__(self, config: BridgeConfig, adapters: list[Adapter]) -> None:
+        self.config = config
+        self.adapters = adapters
+        self.sio = new_socket_server(config)
+        self.local = SioTransport(self.sio)
+        self.link = Link(
+            {
+                "join": self.local.join,
+                "wait_connected": self.local.wait_connected,
+                "emit": self._emit,
+                "close_sockets": self.local.close,
+            },
+            "sockets",
+        )
+        self._emits: deque[tuple[str, str, dict[str, Any], int]] = deque()
+        self._emitter: asyncio.Task | None = None
+        for adapter in adapters:
+            self.sio.register_namespace(EngineNamespace(self, adapter))
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/", self._http_index)
+        app.router.add_get("/healthz", self._http_health)
+        app.router.add_get("/api/worlds/{world}/state", self._http_state)
+        self.sio.attach(app, socketio_path="socket.io")
+        return app
+
+    # -- commands ------------------------------------------------------------------------------
+    def _emit(self, sid: str, ns: str, msg: dict[str, Any], ack_id: int) -> None:
+        # One task sends them all, one after the other: commands keep their order.
+        self._emits.append((sid, ns, msg, ack_id))
+        if self._emitter is None or self._emitter.done():
+            self._emitter = asyncio.ensure_future(self._send_emits())
+
+    async def _send_emits(self) -> None:
+        while self._emits:
+            sid, ns, msg, ack_id = self._emits.popleft()
+            try:
+                await self.local.send_command(sid, ns, msg, _Acked(self.link, sid, ack_id))
+            except Exception:
+                log.exception("Sending a command to %s failed", sid)
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    async def _http_index(self, request: web.Request) -> web.Response:
+        try:
+            return web.Response(text=await self.link.call("index"))
+        except (LinkClosed, RemoteError) as e:
+            return _unavailable(e)
+
+    async def _http_health(self, request: web.Request) -> web.Response:
+        try:
+            status, body = await self.link.call("health")
+        except (LinkClosed, RemoteError) as e:
+            return _unavailable(e)
+        return web.json_response(body, status=status)
+
+    async def _http_state(self, request: web.Request) -> web.Response:
+        try:
+            status, body = await self.link.call(
+                "state", request.match_info["world"], request_key(request)
+            )
+        except (LinkClosed, RemoteError) as e:
+            return _unavailable(e)
+        return web.json_response(body, status=status)
+
+    # -- life cycle ----------------------------------------------------------------------------
+    async def serve(self, read_fd: int, write_fd: int) -> int:
+        """Wait for the engine to load the worlds, listen until SIGINT/SIGTERM (or until the
+        engine dies), then have the engine save every world. Returns the exit code."""
+        link = self.link
+        await link.open(read_fd, write_fd)
+        assert link.closed is not None
+        try:
+            error = await link.call("start")
+        except (LinkClosed, RemoteError) as e:
+            raise StoreError(f"the world engine did not start: {e}") from None
+        if error is not None:
+            await link.aclose()
+            raise StoreError(error)
+        try:
+            runner, port = await listen_app(self.app(), self.config.host, self.config.port)
+        except BaseException:
+            with contextlib.suppress(LinkClosed, RemoteError):
+                await link.call("stop", True)
+            await link.aclose()
+            raise
+        announce(self.config.host, port)
+        await until_signalled(link.closed)
+        code = 0
+        if link.closed.done():
+            log.error("The world engine stopped unexpectedly; the server stops too.")
+            code = 1
+        else:
+            log.info("Shutting down...")
+            try:
+                await link.call("stop", True)
+            except (LinkClosed, RemoteError) as e:
+                log.error("The world engine did not stop cleanly: %s", e)
+                code = 1
+        await runner.cleanup()
+        await link.aclose()
+        return code
+
+
+class _Acked:
+    """A client's ack of one command, passed to the engine."""
+
+    __slots__ = ("ack_id", "link", "sid")
+
+    def __init__(self, link: Link, sid: str, ack_id: int) -> None:
+        self.link, self.sid, self.ack_id = link, sid, ack_id
+
+    def __call__(self, *args: Any) -> None:
+        self.link.cast("acked", self.sid, self.ack_id, args)
+
+
+def _unavailable(e: Exception) -> web.Response:
+    return web.json_response(
+        {"ok": False, "error": {"code": ErrorCode.SHUTTING_DOWN, "message": str(e)}}, status=503
+    )
+
+
+def can_split() -> bool:
+    """Two processes need ``fork()`` (Linux; macOS forks badly once frameworks are loaded)."""
+    import sys
+
+    return hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def serve_split(bridge: Bridge) -> int:
+    """Serve ``bridge`` as two processes, the engine forked from this one. Call it with no
+    event loop running and no threads started (``fork()``); returns the exit code."""
+    to_engine = os.pipe()
+    to_front = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the engine
+        code = 1
+        try:
+            os.close(to_engine[1])
+            os.close(to_front[0])
+            from adapters.bridge.engine import run_engine
+
+            code = run_engine(bridge, to_engine[0], to_front[1])
+        except BaseException:
+            log.exception("The world engine failed")
+        finally:
+            for handler in logging.getLogger().handlers:
+                handler.flush()
+            os._exit(code)
+    os.close(to_engine[0])
+    os.close(to_front[1])
+    front = Front(bridge.config, list(bridge.registry))
+    try:
+        return asyncio.run(front.serve(to_front[0], to_engine[1]))
+    finally:
+        _reap(pid)
+
+
+def _reap(pid: int, timeout: float = 30.0) -> None:
+    """Wait for the engine to exit (it does once its pipe closes); kill it if it hangs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return
+        time.sleep(0.02)
+    log.error("The world engine did not exit; killing it.")
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
