@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -173,6 +174,33 @@ async def start_serve(
 
     loop.run_in_executor(None, drain)
     return proc, m.group(1)
+
+
+def logged(db: Path) -> tuple[list[str], list[int]]:
+    """(event ids in log order, command seqs) for table1."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT kind, event_id, seq FROM log WHERE world='table1' ORDER BY seq"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [e for k, e, _ in rows if k == "event" and e], [s for k, _, s in rows if k == "command"]
+
+
+async def moves_in_parallel(client: TableClient, n: int) -> list[int]:
+    """Send ``n`` moves of Kevin at once (to columns 0..n-1); check that every one was
+    acknowledged, in the order sent, and return their seqs."""
+    acks = await asyncio.gather(
+        *(
+            client.send("tokenMoved", {"id": f"mv-{i}", "token": "kevin", "x": 100 * i, "y": 0})
+            for i in range(n)
+        )
+    )
+    assert all(a["ok"] for a in acks), acks
+    seqs = [a["seq"] for a in acks]
+    assert seqs == sorted(seqs) and len(set(seqs)) == n
+    return seqs
 
 
 def children(pid: int) -> list[int]:

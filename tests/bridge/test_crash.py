@@ -7,26 +7,13 @@ import asyncio
 import json
 import os
 import signal
-import sqlite3
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from adapters.bridge.server import create_world
-from tests.bridge.conftest import TableClient, children, gone, scene, start_serve
-
-
-def logged(db: Path) -> tuple[list[str], list[int]]:
-    """(event ids in log order, command seqs) for table1."""
-    conn = sqlite3.connect(db)
-    try:
-        rows = conn.execute(
-            "SELECT kind, event_id, seq FROM log WHERE world='table1' ORDER BY seq"
-        ).fetchall()
-    finally:
-        conn.close()
-    return [e for k, e, _ in rows if k == "event" and e], [s for k, _, s in rows if k == "command"]
+from tests.bridge.conftest import TableClient, children, gone, logged, scene, start_serve
 
 
 def http_state(url: str, key: str) -> dict:

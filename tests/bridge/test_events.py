@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from tests.bridge.conftest import scene
+from tests.bridge.conftest import moves_in_parallel, scene
 
 
 def log_rows(db, world: str, kind: str = "event") -> list[tuple]:
@@ -21,15 +21,7 @@ def log_rows(db, world: str, kind: str = "event") -> list[tuple]:
 
 async def test_events_keep_their_order_under_concurrency(server, gm, db):
     n = 60
-    acks = await asyncio.gather(
-        *(
-            gm.send("tokenMoved", {"id": f"mv-{i}", "token": "kevin", "x": 100 * i, "y": 0})
-            for i in range(n)
-        )
-    )
-    assert all(a["ok"] for a in acks), acks
-    seqs = [a["seq"] for a in acks]
-    assert seqs == sorted(seqs) and len(set(seqs)) == n
+    await moves_in_parallel(gm, n)
     world = server.bridge.worlds["table1"].runtime.world
     assert (world.tokens["kevin"].cell.x, world.tokens["kevin"].cell.y) == (n - 1, 0)
     ids = [r[1] for r in log_rows(db, "table1") if r[1] and r[1].startswith("mv-")]

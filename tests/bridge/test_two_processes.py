@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -15,7 +14,17 @@ from pathlib import Path
 import pytest
 
 from adapters.bridge.server import create_world
-from tests.bridge.conftest import CLIENT, TableClient, children, gone, refused, scene, start_serve
+from tests.bridge.conftest import (
+    CLIENT,
+    TableClient,
+    children,
+    gone,
+    logged,
+    moves_in_parallel,
+    refused,
+    scene,
+    start_serve,
+)
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/task").exists(), reason="two processes are served on Linux only"
@@ -34,17 +43,6 @@ def http_get(url: str, key: str | None = None) -> tuple[int, object]:
         return status, json.loads(body)
     except ValueError:
         return status, body
-
-
-def logged_ids(db: Path) -> list[str]:
-    conn = sqlite3.connect(db)
-    try:
-        rows = conn.execute(
-            "SELECT event_id FROM log WHERE world='table1' AND kind='event' ORDER BY seq"
-        ).fetchall()
-    finally:
-        conn.close()
-    return [r[0] for r in rows if r[0]]
 
 
 def stop(proc: subprocess.Popen) -> int:
@@ -77,16 +75,8 @@ async def test_a_table_plays_through_two_processes(db, keys):
 
         # events in order under concurrency, each acknowledged with its seq
         n = 40
-        acks = await asyncio.gather(
-            *(
-                gm.send("tokenMoved", {"id": f"mv-{i}", "token": "kevin", "x": 100 * i, "y": 0})
-                for i in range(n)
-            )
-        )
-        assert all(a["ok"] for a in acks), acks
-        seqs = [a["seq"] for a in acks]
-        assert seqs == sorted(seqs) and len(set(seqs)) == n
-        assert [i for i in logged_ids(db) if i.startswith("mv-")] == [f"mv-{i}" for i in range(n)]
+        seqs = await moves_in_parallel(gm, n)
+        assert [i for i in logged(db)[0] if i.startswith("mv-")] == [f"mv-{i}" for i in range(n)]
 
         # a re-sent event is acknowledged again, applied once
         again = await gm.send("tokenMoved", {"id": "mv-3", "token": "kevin", "x": 0, "y": 0})
