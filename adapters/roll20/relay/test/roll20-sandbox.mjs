@@ -296,7 +296,13 @@ export function encode(text) {
   );
 }
 
-export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+/** Wait `ms`, then until what the sandbox delivers through `setImmediate` (chat, as Roll20's
+ * server would, and the Mod's answers to it) has arrived: a timer alone can fire in between
+ * two hops of such a chain on a busy machine, and a test would read the chat too early. */
+export const tick = async (ms = 0) => {
+  await new Promise((r) => setTimeout(r, ms));
+  for (let i = 0; i < 20; i += 1) await new Promise((r) => setImmediate(r));
+};
 
 /** Wait until `check()` is truthy (polling), or fail after `ms`. */
 export async function until(check, ms = 5000, what = "condition") {
