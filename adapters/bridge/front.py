@@ -51,11 +51,13 @@ class EngineNamespace(socketio.AsyncNamespace):
             sid, _environ, *rest = args
             try:
                 refused = await link.call("connect", ns, sid, rest[0] if rest else None)
-            except (LinkClosed, RemoteError):
+            except LinkClosed:
                 refused = {
-                    "message": "The server is restarting; try again.",
+                    "message": "The server is shutting down; try again.",
                     "data": {"code": ErrorCode.SHUTTING_DOWN},
                 }
+            except RemoteError as e:  # logged by the engine
+                refused = {"message": f"Server error: {e}", "data": {"code": ErrorCode.INTERNAL}}
             if refused is not None:
                 raise socketio.exceptions.ConnectionRefusedError(
                     refused["message"], *([refused["data"]] if "data" in refused else [])
@@ -67,7 +69,7 @@ class EngineNamespace(socketio.AsyncNamespace):
         try:
             return await link.call("event", ns, args[0], event, args[1:])
         except LinkClosed:
-            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is restarting; resend later.")
+            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
         except RemoteError as e:
             return ack_error(ErrorCode.INTERNAL, f"Server error: {e}")
 

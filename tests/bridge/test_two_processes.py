@@ -103,10 +103,10 @@ async def test_a_table_plays_through_two_processes(db, keys):
         command_seqs = [c["seq"] for c in gm.commands]
         assert command_seqs == sorted(command_seqs)
 
-        # a client that comes back gets what it missed, once
+        # a client that comes back (over long-polling, this time) gets what it missed, once
         back = TableClient()
         made.append(back)
-        await back.connect(url, "table1", gm_key, last_seq=command_seqs[0])
+        await back.connect(url, "table1", gm_key, last_seq=command_seqs[0], transport="polling")
         await back.wait_commands(2)
         await back.settle(0.3)
         assert [c["seq"] for c in back.commands] == command_seqs[1:]
