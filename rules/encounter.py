@@ -254,6 +254,20 @@ def end_combat(enc: Encounter) -> Outcome:
     return out
 
 
+def leave_combat(enc: Encounter, actor: str) -> Outcome:
+    """Take ``actor`` out of the turn order (he fled, fell, or the GM added him by mistake).
+    He stays on record as ``out``: he acts no more, his Ready expires at the next round start,
+    and nobody stands off with him. :func:`join_combat` puts him back. Whose turn it is does
+    not change here: the next turn passes him by."""
+    cb = enc.combatant(actor)
+    if cb.out:
+        raise RuleError("not_in_combat", f"{enc.name(actor)} is already out of the combat.")
+    cb.out = True
+    out = Outcome()
+    out.add("left_combat", actor, f"{enc.name(actor)} leaves the turn order.")
+    return out
+
+
 def set_ic(enc: Encounter, actor: str, ic: int, reason: str, out: Outcome) -> None:
     """Move a combatant's IC and record it (the single place ICs change after rolling)."""
     cb = enc.combatant(actor)

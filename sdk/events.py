@@ -246,6 +246,14 @@ class InitiativeChanged(BaseEvent):
     reason: str = ""
 
 
+class CombatantRemoved(BaseEvent):
+    """The GM took a token out of the VTT's turn order (it may stay on the map). The rules
+    keep it on record but out of the order; a new initiative for it puts it back."""
+
+    type: Literal["combatant_removed"] = "combatant_removed"
+    token: str
+
+
 class DamageDealt(BaseEvent):
     """``token`` took ``amount`` points of damage (ends a stand off it is in, rule 5)."""
 
@@ -344,6 +352,7 @@ Event = Annotated[
     | RoundStarted
     | TurnStarted
     | InitiativeChanged
+    | CombatantRemoved
     | DamageDealt
     | ActionDeclared
     | PromptAnswered
@@ -372,6 +381,7 @@ EVENT_TYPES: dict[str, type[BaseEvent]] = {
         RoundStarted,
         TurnStarted,
         InitiativeChanged,
+        CombatantRemoved,
         DamageDealt,
         ActionDeclared,
         PromptAnswered,
@@ -396,6 +406,7 @@ __all__ = [
     "CombatData",
     "CombatEnded",
     "CombatStarted",
+    "CombatantRemoved",
     "ConditionSignalled",
     "DamageDealt",
     "Event",

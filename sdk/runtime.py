@@ -70,6 +70,7 @@ from sdk.events import (
     BaseEvent,
     ChatCommand,
     ChatMessage,
+    CombatantRemoved,
     CombatEnded,
     CombatStarted,
     ConditionSignalled,
@@ -664,7 +665,13 @@ class WorldRuntime:
     def _validate(self, ev: BaseEvent) -> None:
         w = self.world
         match ev:
-            case TokenMoved() | TokenRemoved() | DamageDealt() | InitiativeChanged():
+            case (
+                TokenMoved()
+                | TokenRemoved()
+                | DamageDealt()
+                | InitiativeChanged()
+                | CombatantRemoved()
+            ):
                 self._need_token(ev.token)
             case TokenUpdated():
                 self._need_token(ev.token)

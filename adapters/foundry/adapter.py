@@ -339,9 +339,10 @@ class FoundryAdapter(Adapter):
         return [ev.InitiativeChanged(id=event_id, token=c.tokenId, ic=ic, reason="set in Foundry")]
 
     def _in_deleteCombatant(self, p: DeleteCombatant, world: Any) -> list[Event]:
-        # No domain event removes a combatant from the rules' turn order yet: logged only.
-        log.info("Foundry: %s left the combat tracker", p.combatant.name or p.combatant.id)
-        return []
+        token = p.combatant.tokenId
+        if not token or _token(world, token) is None:
+            return []  # its token went first (deleteToken already took it out)
+        return [ev.CombatantRemoved(id=p.id, token=token)]
 
     def _in_updateActor(self, p: UpdateActor, world: Any) -> list[Event]:
         actor_id, token_id = _actor_target(p)

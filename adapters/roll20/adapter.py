@@ -470,6 +470,9 @@ class Roll20Adapter(Adapter):
             if in_combat:
                 out.append(ev.CombatEnded(id=p.id))
             return out
+        for tid in was:
+            if tid not in now and in_combat:  # the GM took its row out of the turn order
+                out.append(ev.CombatantRemoved(id=_sub(p.id, out), token=tid))
         for tid, r in now.items():
             old = was.get(tid)
             if r.ic is None:

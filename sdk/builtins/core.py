@@ -28,6 +28,7 @@ from sdk.errors import UsageError
 from sdk.events import (
     ActionDeclared,
     ChatCommand,
+    CombatantRemoved,
     CombatEnded,
     CombatStarted,
     InitiativeChanged,
@@ -207,13 +208,27 @@ def vtt_turn_started(event: TurnStarted, ctx: Context) -> None:
 @script.on(InitiativeChanged)
 def vtt_initiative_changed(event: InitiativeChanged, ctx: Context) -> None:
     enc = ctx.encounter
-    if event.source != "vtt" or event.token not in enc.combatants:
+    if event.source != "vtt":
         return
-    if enc.combatants[event.token].ic == event.ic:
+    cb = enc.combatants.get(event.token)
+    if cb is None or cb.out:
+        if enc.in_combat:  # the GM added him to the VTT's tracker mid-fight: he joins
+            ics = {event.token: event.ic}
+            ctx.apply(rules_enc.join_combat(enc, [event.token], ctx.roller, ics))
+        return
+    if cb.ic == event.ic:
         return  # an echo of our own SetInitiative
     out = Outcome()
     rules_enc.set_ic(enc, event.token, event.ic, "set by the GM", out)
     ctx.apply(out)
+
+
+@script.on(CombatantRemoved)
+def vtt_combatant_removed(event: CombatantRemoved, ctx: Context) -> None:
+    cb = ctx.encounter.combatants.get(event.token)
+    if event.source != "vtt" or cb is None or cb.out:
+        return  # not in the order (already out, or the combat ended first)
+    ctx.apply(rules_enc.leave_combat(ctx.encounter, event.token))
 
 
 @script.on(SceneSnapshot)

@@ -32,6 +32,7 @@ SAMPLES = {
     "round_started": {"round": 2},
     "turn_started": {"token": "t", "round": 1},
     "initiative_changed": {"token": "t", "ic": 12},
+    "combatant_removed": {"token": "t"},
     "damage_dealt": {"token": "t", "amount": 3},
     "action_declared": {"token": "t", "action": "press"},
     "prompt_answered": {"prompt": "p1", "option": "fire"},

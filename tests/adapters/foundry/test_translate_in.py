@@ -220,6 +220,15 @@ def test_combatant_initiative_becomes_an_ic(adapter):
     assert translate(adapter, "updateCombatant", upd, warehouse()) == []
 
 
+def test_a_combatant_deleted_from_the_tracker_leaves_the_turn_order(adapter):
+    p = fixture("createCombatant")
+    p["combatant"].update(tokenId="tGary00000000002", initiative=18)
+    (left,) = translate(adapter, "deleteCombatant", p, warehouse())
+    assert left == ev.CombatantRemoved(id="evt-1047", token="tGary00000000002")
+    # the Wolf's token is not in the world (deleted first, or never seen): nothing to do
+    assert translate(adapter, "deleteCombatant", fixture("createCombatant"), warehouse()) == []
+
+
 def test_update_actor_of_an_unlinked_token(adapter):
     world = warehouse()
     updated, damage = translate(adapter, "updateActor", fixture("updateActor"), world)

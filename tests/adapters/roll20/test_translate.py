@@ -410,6 +410,15 @@ def test_a_token_joining_mid_combat(adapter: Roll20Adapter, world: World) -> Non
     ]
 
 
+def test_a_row_taken_out_mid_combat(adapter: Roll20Adapter, world: World) -> None:
+    out = adapter.translate_in(
+        "change:campaign:turnorder",
+        validate("change:campaign:turnorder", _turn([PC], [PC, GOB])),
+        _in_combat(world),
+    )
+    assert out == [ev.CombatantRemoved(id="t1", token="-OTokGob1")]
+
+
 def test_first_rows_start_a_combat(adapter: Roll20Adapter, world: World) -> None:
     unrolled = {**GOB, "pr": ""}
     out = adapter.translate_in(

@@ -17,6 +17,7 @@ from rules.encounter import (
     check_budget,
     end_combat,
     join_combat,
+    leave_combat,
     next_turn,
     roll_initiative,
     set_ic,
@@ -161,6 +162,25 @@ def test_removed_combatants_are_skipped() -> None:
     enc, roller = make(THREE, THREE_ICS)
     enc.combatants["bob"].out = True
     assert turns(next_turn(enc, roller)) == [("cid", 8)]
+
+
+def test_leaving_the_turn_order_and_joining_again() -> None:
+    enc, roller = make(THREE, THREE_ICS)  # kevin's turn at 22
+    out = leave_combat(enc, "bob")
+    assert out.kinds() == ["left_combat"] and "Bob leaves the turn order" in out.happened[0].text
+    assert enc.order() == ["kevin", "cid"] and enc.combatants["bob"].out  # kept on record
+    rejects(enc, "not_in_combat", lambda: leave_combat(enc, "bob"))
+    assert turns(next_turn(enc, roller)) == [("cid", 8)]
+    join_combat(enc, ["bob"], roller, ics={"bob": 5})  # back in, below the count
+    assert enc.order() == ["kevin", "cid", "bob"]
+    assert turns(next_turn(enc, roller)) == [("bob", 5)]
+
+
+def test_the_active_combatant_leaving_keeps_the_turn_until_the_next() -> None:
+    enc, roller = make(THREE, THREE_ICS)
+    leave_combat(enc, "kevin")
+    assert enc.active == "kevin"
+    assert turns(next_turn(enc, roller)) == [("bob", 15)]
 
 
 def test_next_turn_with_nobody_left_changes_nothing() -> None:

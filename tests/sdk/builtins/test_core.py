@@ -3,6 +3,7 @@
 from rules.geometry import Cell, DiagonalMetric
 from sdk.effects import AdvanceTurn, SetInitiative
 from sdk.events import (
+    CombatantRemoved,
     CombatData,
     CombatEnded,
     CombatStarted,
@@ -115,6 +116,27 @@ async def test_vtt_combat_tracker_is_followed_and_echoes_ignored():
         assert [e for e in out if isinstance(e, SetInitiative)] == [SetInitiative(token="a", ic=3)]
         await w.send(CombatEnded())
         assert not w.encounter.in_combat
+
+
+async def test_vtt_tracker_removals_and_additions_change_the_turn_order():
+    async with WorldHarness() as w:
+        await three(w)
+        await w.send(CombatStarted(tokens=["a", "b"], initiative={"a": 12, "b": 20}))
+        # the GM deletes Ann from the VTT's tracker: she leaves the order, on record
+        out = await w.send(CombatantRemoved(token="a"))
+        assert w.said("Ann leaves the turn order", out)
+        assert w.encounter.order() == ["b"] and w.encounter.combatants["a"].out
+        assert await w.send(CombatantRemoved(token="a")) == []  # already out
+        assert await w.send(CombatantRemoved(token="c")) == []  # never in
+        # the GM adds Cat, then Ann back, with their initiatives: both join
+        out = await w.send(InitiativeChanged(token="c", ic=15))
+        assert w.said("joins at IC 15", out)
+        await w.send(InitiativeChanged(token="a", ic=9))
+        assert w.encounter.order() == ["b", "c", "a"]
+        await w.send(CombatEnded())
+        # outside a fight a tracker edit starts nothing
+        assert await w.send(InitiativeChanged(token="c", ic=4)) == []
+        assert not w.encounter.combatants
 
 
 async def test_snapshot_reconciles_tokens_and_adopts_a_running_combat():
