@@ -115,9 +115,10 @@ async def test_a_table_plays_through_two_processes(db, keys):
         assert status == 200 and health["ok"] and health["clients"] == 3
         assert "Worlds: 1" in (await asyncio.to_thread(http_get, f"{url}/"))[1]
     finally:
+        # the server first: it ends the long-poll the polling client would otherwise wait out
+        code = await asyncio.to_thread(stop, proc)
         for c in made:
             await c.close()
-        code = stop(proc)
     text = "".join(out)
     assert code == 0, text
     await asyncio.sleep(0.2)  # the drain thread reads the last lines
