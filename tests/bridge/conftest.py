@@ -203,6 +203,17 @@ async def moves_in_parallel(client: TableClient, n: int) -> list[int]:
     return seqs
 
 
+async def printed(output: list[str], text: str, timeout: float = 10) -> None:
+    """Wait until ``text`` is in the output :func:`start_serve` collects (a thread reads it,
+    so the last lines of a process that just exited may still be on their way)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while text not in "".join(output):
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        raise AssertionError(f"{text!r} was not printed:\n{''.join(output)}") from None
+
+
 def children(pid: int) -> list[int]:
     """The child processes of ``pid`` (Linux)."""
     return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
