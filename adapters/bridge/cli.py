@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="2: run the worlds in a second process (Linux), the sockets in this one. For a "
         "server many clients use at once: about 1.5x the events per second at 100 clients on "
-        "2 cores; a single client's round trip is ~0.1 ms slower (default: 1)",
+        "2 cores; a single client's round trip is ~0.1 ms slower",
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
