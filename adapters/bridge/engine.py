@@ -86,8 +86,6 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
             stopped.set()  # nothing to save: exit quietly once the socket process hangs up
             return str(e)
         bridge.transport = transport
-        names = ", ".join(f"{a.name} ({a.ns})" for a in bridge.registry)
-        log.info("Bridge ready: %d worlds, adapters %s.", len(bridge.worlds), names)
         return None
 
     async def connect(ns: str, sid: str, auth: Any) -> dict[str, Any] | None:

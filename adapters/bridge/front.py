@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 import time
 from collections import deque
 from typing import Any
@@ -201,8 +202,6 @@ def _unavailable(e: Exception) -> web.Response:
 
 def can_split() -> bool:
     """Two processes need ``fork()`` (Linux; macOS forks badly once frameworks are loaded)."""
-    import sys
-
     return hasattr(os, "fork") and sys.platform.startswith("linux")
 
 

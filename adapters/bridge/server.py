@@ -262,6 +262,8 @@ class Bridge:
         _trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
         if cfg.world.sleep_after > 0 or cfg.world.snapshot_quiet > 0:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
+        names = ", ".join(f"{a.name} ({a.ns})" for a in self.registry)
+        log.info("Bridge ready: %d worlds, adapters %s.", len(self.worlds), names)
 
     async def start(self) -> web.Application:
         """Open the database, rebuild every world, and build the aiohttp app."""
@@ -277,8 +279,6 @@ class Bridge:
         app.router.add_get("/api/worlds/{world}/state", self._http_state)
         self.sio.attach(app, socketio_path="socket.io")
         self.app = app
-        names = ", ".join(f"{a.name} ({a.ns})" for a in self.registry)
-        log.info("Bridge ready: %d worlds, adapters %s.", len(self.worlds), names)
         return app
 
     async def stop(self, *, snapshot: bool = True) -> None:
