@@ -74,6 +74,15 @@ async def test_malformed_json_on_the_wire(server, gm):
     assert (await gm.send("noop", {"id": "alive"}))["ok"]
 
 
+async def test_lone_surrogate_escape_is_malformed(server, gm):
+    # pydantic-core parses the packets (adapters/bridge/server.py PacketJson): half of a UTF-16
+    # pair is no text it could store or send back, so the event is refused as bad JSON
+    before = fingerprint(server)
+    ack = await raw_event(gm, r'["chat",{"id": "s1", "text": "\ud83e"}]')
+    assert ack["ok"] is False and ack["error"]["code"] == "bad_json"
+    assert fingerprint(server) == before
+
+
 async def test_oversized_payload(server, gm):
     before = fingerprint(server)
     big = "x" * (server.bridge.config.max_payload + 10)

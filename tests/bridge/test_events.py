@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 
 from tests.bridge.conftest import moves_in_parallel, scene
@@ -38,6 +39,16 @@ async def test_commands_arrive_in_seq_order(server, gm):
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
     # every command comes after the event that caused it
     assert seqs[0] > acks[0]["seq"]
+
+
+async def test_text_beyond_ascii_round_trips(server, gm, db):
+    text = '!zoë 🦄 "quoted"'
+    ack = await gm.send("chat", {"id": "u1", "text": text, "role": "gm"})
+    assert ack["ok"], ack
+    (cmd,) = await gm.wait_commands(1)
+    assert cmd["data"]["text"].startswith("Unknown command !zoë."), cmd
+    (row,) = [r for r in log_rows(db, "table1") if r[1] == "u1"]
+    assert json.loads(row[3])["event"]["text"] == text
 
 
 async def test_resent_event_is_acknowledged_again_not_applied_twice(server, gm, db):
