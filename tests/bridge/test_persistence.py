@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from adapters.bridge.store import LogWriter, Store
+from adapters.bridge.store import LogWriter, Store, StoreError
 from adapters.bridge.world import GatedClock, WorldConfig
 from tests.bridge.conftest import TableClient, scene, start_server
 
@@ -123,6 +123,81 @@ async def test_replay_does_not_log_again(db, worlds):
     server = await start_server(db)
     await server.stop(snapshot=False)
     assert counts() == before
+
+
+SCHEMA_1_LOG = """
+CREATE TABLE log (
+    world TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('event', 'command')),
+    event_id TEXT,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, seq)
+) WITHOUT ROWID;
+"""
+
+
+def to_schema_1(db) -> list[tuple]:
+    """Rewrite ``db`` as vttbridge wrote it before schema 2 (the log clustered by world);
+    returns its log rows."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        rows = conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()
+        conn.executescript(
+            "BEGIN; DROP TABLE log;" + SCHEMA_1_LOG
+            + "UPDATE meta SET value='1' WHERE key='schema'; COMMIT;"
+        )  # fmt: skip
+        conn.executemany("INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    finally:
+        conn.close()
+    return rows
+
+
+async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
+    key = worlds["table1"][0]
+    server = await start_server(db, world=WorldConfig(snapshot_every=3))
+    c = await TableClient().connect(server.url, "table1", key)
+    await play(c)
+    await c.settle(0.2)
+    before, seq = world_of(server), server.bridge.worlds["table1"].seq
+    await c.close()
+    await server.stop(snapshot=False)
+    rows = to_schema_1(db)
+
+    server = await start_server(db, world=WorldConfig(snapshot_every=3))
+    try:
+        host = server.bridge.worlds["table1"]
+        assert world_of(server) == before and host.seq == seq
+        assert host.replay_divergences == 0
+        back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
+        again = await back.send(PLAY[0][0], {"id": "p-0", **PLAY[0][1]})
+        assert again["duplicate"] is True  # the dedup memory came through the upgrade
+        await back.close()
+    finally:
+        await server.stop()
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+        assert conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()[: len(rows)] == rows
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name='log'").fetchone()[0]
+        assert "WITHOUT ROWID" not in sql
+        plan = conn.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM log WHERE world='table1' AND seq>5"
+        ).fetchall()
+        assert "log_world_seq" in str(plan)
+    finally:
+        conn.close()
+
+
+def test_a_file_of_a_newer_schema_is_refused(db, worlds):
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE meta SET value='3' WHERE key='schema'")
+    conn.close()
+    with pytest.raises(StoreError, match="schema 3, this one reads 2"):
+        Store(db)
 
 
 async def test_world_list_and_options_survive(db, worlds):
