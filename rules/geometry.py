@@ -38,6 +38,8 @@ class Cell:
     @classmethod
     def model_validate(cls, value: Any) -> Cell:
         """A cell from a cell or an ``{"x": .., "y": ..}`` mapping, as for the models."""
+        if type(value) is cls:  # frozen: the same cell will do (every move passes some)
+            return value
         return _CELL.validate_python(value)
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
@@ -95,7 +97,7 @@ def path_cells(path: Sequence[Cell], metric: DiagonalMetric) -> float:
     whole path, as a character counts his squares while moving, not leg by leg."""
     if len(path) < 2:
         return 0
-    if DiagonalMetric(metric) is not DiagonalMetric.ALTERNATING:
+    if metric != DiagonalMetric.ALTERNATING:  # a StrEnum: equal to its value too
         return sum(cells_between(a, b, metric) for a, b in itertools.pairwise(path))
     total, diagonals = 0, 0
     for a, b in itertools.pairwise(path):
