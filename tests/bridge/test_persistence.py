@@ -263,6 +263,60 @@ async def test_rows_of_the_next_turn_join_the_commit(tmp_path):
         writer.close()
 
 
+async def turns_until(fut: asyncio.Future, limit: int = 100) -> int:
+    for turn in range(1, limit):
+        await asyncio.sleep(0)
+        if fut.done():
+            return turn
+    raise AssertionError("never committed")
+
+
+async def test_a_lone_row_is_committed_after_two_turns(tmp_path):
+    path = tmp_path / "w.sqlite3"
+    Store(path).create_world("w", "h1", "h2")
+    writer = LogWriter(path)
+    try:
+        writer.event("w", 1, "e1", "noop", '{"event": {}}')
+        assert await turns_until(writer.barrier()) == 2
+    finally:
+        writer.close()
+
+
+async def test_rows_in_every_turn_wait_at_most_max_turns(tmp_path):
+    """Under steady load a commit takes what the following turns queue, up to MAX_TURNS."""
+    path = tmp_path / "w.sqlite3"
+    Store(path).create_world("w", "h1", "h2")
+    writer = LogWriter(path)
+    committed: list[int] = []
+    try:
+        for seq in range(1, 3 * writer.MAX_TURNS + 1):
+            writer.event("w", seq, f"e{seq}", "noop", '{"event": {}}')
+            writer.after_commit(lambda err, seq=seq: committed.append(seq))
+            await asyncio.sleep(0)
+        await writer.barrier()
+        assert writer.stats.batches == 3  # not one commit per turn, nor one for everything
+        assert committed[: writer.MAX_TURNS] == list(range(1, writer.MAX_TURNS + 1))
+        assert writer.stats.largest_batch == writer.MAX_TURNS
+    finally:
+        writer.close()
+
+
+async def test_commit_now_ends_the_wait(tmp_path):
+    path = tmp_path / "w.sqlite3"
+    Store(path).create_world("w", "h1", "h2")
+    writer = LogWriter(path)
+    try:
+        writer.event("w", 1, "e1", "noop", '{"event": {}}')
+        done = writer.barrier()
+        writer.commit_now()
+        assert await turns_until(done) == 1
+        writer.event("w", 2, "e2", "noop", '{"event": {}}')  # a new wait of its own
+        assert await turns_until(writer.barrier()) == 2
+        assert writer.stats.batches == 2
+    finally:
+        writer.close()
+
+
 def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
     """Commit after commit with no pause: the WAL is restarted now and then instead of
     growing with every commit (it grew by ~10 KB a commit, forever)."""
