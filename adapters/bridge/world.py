@@ -6,7 +6,8 @@ The life of an inbound event, all in the task that reads its connection::
     handle(): dedup --> the runtime's lock (FIFO: arrival order)
         --> adapter.translate_in (against the current world) --> runtime.process
         --> journal: log rows + commands queued to the writer --> lock released
-        --> the writer commits (one transaction for every world, every other loop turn)
+        --> the writer commits (one transaction for every world, once a turn of the loop
+            brings no more rows: LogWriter._turn_passed)
         --> ack {"ok": true, "seq"}; commands published
 
 Nothing waits for the disk while holding the lock: the next event is processed while the
