@@ -39,18 +39,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 2
 SNAPSHOTS_KEPT = 2
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS worlds (
-    name TEXT PRIMARY KEY,
-    gm_key_hash TEXT NOT NULL,
-    observer_key_hash TEXT NOT NULL,
-    options TEXT NOT NULL DEFAULT '{}',
-    created_at REAL NOT NULL,
-    acked_seq INTEGER NOT NULL DEFAULT 0,
-    adapter TEXT
-);
-CREATE TABLE IF NOT EXISTS log (
+_LOG_COLUMNS = """(
     world TEXT NOT NULL,
     seq INTEGER NOT NULL,
     kind TEXT NOT NULL CHECK (kind IN ('event', 'command')),
@@ -58,7 +47,19 @@ CREATE TABLE IF NOT EXISTS log (
     name TEXT NOT NULL,
     body TEXT NOT NULL,
     at REAL NOT NULL
+)"""
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS worlds (
+    name TEXT PRIMARY KEY,
+    gm_key_hash TEXT NOT NULL,
+    observer_key_hash TEXT NOT NULL,
+    options TEXT NOT NULL DEFAULT '{{}}',
+    created_at REAL NOT NULL,
+    acked_seq INTEGER NOT NULL DEFAULT 0,
+    adapter TEXT
 );
+CREATE TABLE IF NOT EXISTS log {_LOG_COLUMNS};
 CREATE UNIQUE INDEX IF NOT EXISTS log_world_seq ON log (world, seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     world TEXT NOT NULL,
@@ -72,17 +73,9 @@ CREATE TABLE IF NOT EXISTS snapshots (
 
 # Schema 1 kept the log clustered by (world, seq) (WITHOUT ROWID). The rows are copied in
 # one transaction: a crash midway leaves the file at schema 1, to be upgraded at the next start.
-_UPGRADE_FROM_1 = """
+_UPGRADE_FROM_1 = f"""
 BEGIN IMMEDIATE;
-CREATE TABLE log_2 (
-    world TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('event', 'command')),
-    event_id TEXT,
-    name TEXT NOT NULL,
-    body TEXT NOT NULL,
-    at REAL NOT NULL
-);
+CREATE TABLE log_2 {_LOG_COLUMNS};
 INSERT INTO log_2 (world, seq, kind, event_id, name, body, at)
     SELECT world, seq, kind, event_id, name, body, at FROM log ORDER BY world, seq;
 DROP TABLE log;

@@ -229,38 +229,43 @@ async def test_gated_clock_holds_timers_until_opened():
     assert fired == ["due", "live"]
 
 
-async def test_writer_batches_and_orders(tmp_path):
+@pytest.fixture
+async def writer(tmp_path):
+    """A writer on a new file holding one world, ``w``."""
     path = tmp_path / "w.sqlite3"
     Store(path).create_world("w", "h1", "h2")
-    writer = LogWriter(path)
-    try:
-        for seq in range(1, 201):
-            writer.event("w", seq, f"e{seq}", "noop", '{"event": {}}')
-        await writer.barrier()
-        rows = Store(path).log_after("w", 0)
-        assert [r.seq for r in rows] == list(range(1, 201))
-        assert writer.stats.batches < 200  # grouped into transactions
-    finally:
-        writer.close()
+    w = LogWriter(path)
+    yield w
+    w.close()
 
 
-async def test_rows_of_the_next_turn_join_the_commit(tmp_path):
+def log_event(writer: LogWriter, seq: int) -> None:
+    writer.event("w", seq, f"e{seq}", "noop", '{"event": {}}')
+
+
+def logged_seqs(writer: LogWriter) -> list[int]:
+    return [r.seq for r in Store(writer.store.path).log_after("w", 0)]
+
+
+async def test_writer_batches_and_orders(writer):
+    for seq in range(1, 201):
+        log_event(writer, seq)
+    await writer.barrier()
+    assert logged_seqs(writer) == list(range(1, 201))
+    assert writer.stats.batches < 200  # grouped into transactions
+
+
+async def test_rows_of_the_next_turn_join_the_commit(writer):
     """Group commit: what the next turn of the loop queues (the handlers of events read
     meanwhile) goes into the same transaction, not one of its own."""
-    path = tmp_path / "w.sqlite3"
-    Store(path).create_world("w", "h1", "h2")
-    writer = LogWriter(path)
-    try:
-        writer.event("w", 1, "e1", "noop", '{"event": {}}')
-        first = writer.barrier()
-        await asyncio.sleep(0)  # one turn later
-        writer.event("w", 2, "e2", "noop", '{"event": {}}')
-        assert writer.barrier() is first  # one batch, one shared future
-        await first
-        assert writer.stats.batches == 1 and writer.stats.rows == 2
-        assert [r.seq for r in Store(path).log_after("w", 0)] == [1, 2]
-    finally:
-        writer.close()
+    log_event(writer, 1)
+    first = writer.barrier()
+    await asyncio.sleep(0)  # one turn later
+    log_event(writer, 2)
+    assert writer.barrier() is first  # one batch, one shared future
+    await first
+    assert writer.stats.batches == 1 and writer.stats.rows == 2
+    assert logged_seqs(writer) == [1, 2]
 
 
 async def turns_until(fut: asyncio.Future, limit: int = 100) -> int:
@@ -271,50 +276,32 @@ async def turns_until(fut: asyncio.Future, limit: int = 100) -> int:
     raise AssertionError("never committed")
 
 
-async def test_a_lone_row_is_committed_after_two_turns(tmp_path):
-    path = tmp_path / "w.sqlite3"
-    Store(path).create_world("w", "h1", "h2")
-    writer = LogWriter(path)
-    try:
-        writer.event("w", 1, "e1", "noop", '{"event": {}}')
-        assert await turns_until(writer.barrier()) == 2
-    finally:
-        writer.close()
+async def test_a_lone_row_is_committed_after_two_turns(writer):
+    log_event(writer, 1)
+    assert await turns_until(writer.barrier()) == 2
 
 
-async def test_rows_in_every_turn_wait_at_most_max_turns(tmp_path):
+async def test_rows_in_every_turn_wait_at_most_max_turns(writer):
     """Under steady load a commit takes what the following turns queue, up to MAX_TURNS."""
-    path = tmp_path / "w.sqlite3"
-    Store(path).create_world("w", "h1", "h2")
-    writer = LogWriter(path)
     committed: list[int] = []
-    try:
-        for seq in range(1, 3 * writer.MAX_TURNS + 1):
-            writer.event("w", seq, f"e{seq}", "noop", '{"event": {}}')
-            writer.after_commit(lambda err, seq=seq: committed.append(seq))
-            await asyncio.sleep(0)
-        await writer.barrier()
-        assert writer.stats.batches == 3  # not one commit per turn, nor one for everything
-        assert committed[: writer.MAX_TURNS] == list(range(1, writer.MAX_TURNS + 1))
-        assert writer.stats.largest_batch == writer.MAX_TURNS
-    finally:
-        writer.close()
+    for seq in range(1, 3 * writer.MAX_TURNS + 1):
+        log_event(writer, seq)
+        writer.after_commit(lambda err, seq=seq: committed.append(seq))
+        await asyncio.sleep(0)
+    await writer.barrier()
+    assert writer.stats.batches == 3  # not one commit per turn, nor one for everything
+    assert committed[: writer.MAX_TURNS] == list(range(1, writer.MAX_TURNS + 1))
+    assert writer.stats.largest_batch == writer.MAX_TURNS
 
 
-async def test_commit_now_ends_the_wait(tmp_path):
-    path = tmp_path / "w.sqlite3"
-    Store(path).create_world("w", "h1", "h2")
-    writer = LogWriter(path)
-    try:
-        writer.event("w", 1, "e1", "noop", '{"event": {}}')
-        done = writer.barrier()
-        writer.commit_now()
-        assert await turns_until(done) == 1
-        writer.event("w", 2, "e2", "noop", '{"event": {}}')  # a new wait of its own
-        assert await turns_until(writer.barrier()) == 2
-        assert writer.stats.batches == 2
-    finally:
-        writer.close()
+async def test_commit_now_ends_the_wait(writer):
+    log_event(writer, 1)
+    done = writer.barrier()
+    writer.commit_now()
+    assert await turns_until(done) == 1
+    log_event(writer, 2)  # a new wait of its own
+    assert await turns_until(writer.barrier()) == 2
+    assert writer.stats.batches == 2
 
 
 def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
