@@ -48,6 +48,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from rules.dice import Roller, ScriptedRoller
+from rules.encounter import Positions
 from rules.geometry import Cell
 from rules.options import Options
 from rules.outcome import Outcome, RuleError
@@ -1379,12 +1380,15 @@ class WorldRuntime:
                     self._derive(CombatEnded(source="runtime"))
                 case _:
                     pass
-        # rules that move characters (charge, FoE move) change Encounter.positions
-        # (a place() puts the same Cell in both, so an untouched token costs an identity test)
-        tokens = w.tokens
-        for tid, cell in list(enc.positions.items()):
+        # rules that move characters (charge, FoE move) change Encounter.positions: those set
+        # since the last look (all of them if a script replaced the dict); a place() puts the
+        # same Cell in both, so a token it placed costs an identity test
+        tokens, positions = w.tokens, enc.positions
+        set_since = positions.take_set() if isinstance(positions, Positions) else list(positions)
+        for tid in set_since:
+            cell = positions.get(tid)
             tok = tokens.get(tid)
-            if tok is not None and tok.cell is not cell and tok.cell != cell:
+            if cell is not None and tok is not None and tok.cell is not cell and tok.cell != cell:
                 old = tok.cell
                 self._move(tid, cell, [], animate=True, fire=True, source="runtime", old=old)
         for choice in outcome.choices:

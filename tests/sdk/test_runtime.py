@@ -7,6 +7,7 @@ import pytest
 
 from rules.dice import Roller, ScriptedRoller
 from rules.geometry import Cell
+from rules.outcome import Outcome
 from sdk import Context, Script
 from sdk.clock import ManualClock
 from sdk.effects import PostChat
@@ -79,6 +80,36 @@ async def test_rejected_events_leave_the_world_untouched(event):
         assert w.runtime.snapshot() == before
         assert len(w.journal) == seen  # not journaled
         assert (await w.send(moved("t", 3, 3))) == []  # and the world goes on
+
+
+async def test_cells_a_script_sets_are_mirrored_on_the_map():
+    """A rule (or script) that moves characters writes Encounter.positions; applying its
+    outcome moves their tokens, whoever it names, and also after the dict was replaced."""
+    s = Script("shover")
+
+    @s.command("shove")
+    def shove(cmd, ctx: Context) -> None:
+        ctx.encounter.positions["b"] = Cell(x=5, y=5)  # nobody named in the outcome
+        ctx.apply(Outcome(), announce=False)
+
+    @s.command("swap")
+    def swap(cmd, ctx: Context) -> None:
+        enc = ctx.encounter
+        enc.positions = {"a": enc.positions["b"], "b": enc.positions["a"]}  # a plain dict
+        ctx.apply(Outcome(), announce=False)
+
+    async with WorldHarness(s) as w:
+        await w.token("a", "A", (0, 0))
+        await w.token("b", "B", (1, 0))
+        out = await w.gm_says("!shove")
+        assert [(m.token, m.cell) for m in w.moves(out)] == [("b", Cell(x=5, y=5))]
+        assert await w.gm_says("!shove") == []  # already there: no second move
+        out = await w.gm_says("!swap")
+        assert {(m.token, m.cell) for m in w.moves(out)} == {
+            ("a", Cell(x=5, y=5)),
+            ("b", Cell(x=0, y=0)),
+        }
+        assert w.world.tokens["a"].cell == Cell(x=5, y=5)
 
 
 async def test_bad_option_for_a_prompt_is_rejected():
