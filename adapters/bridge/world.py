@@ -93,7 +93,8 @@ class Job:
     adapter: Adapter
     event: str
     payload: Inbound
-    future: asyncio.Future
+    future: asyncio.Future | None = None
+    """Made when a copy of the event arrives while it is processed (it waits on this)."""
     last_seq: int | None = None
     """Seq of the last log row of this job's domain events."""
 
@@ -177,7 +178,7 @@ class WorldHost:
         self._waiting = 0  # events accepted and not yet processed
         self._job: Job | None = None
         self._seen: OrderedDict[str, int] = OrderedDict()
-        self._inflight: dict[str, asyncio.Future] = {}
+        self._inflight: dict[str, Job] = {}
         self._pending: deque[dict[str, Any]] = deque()  # commands logged, not yet durable
         self._recent: deque[dict[str, Any]] = deque()  # durable commands, oldest first
         self._recent_floor = seq  # commands with seq <= this may only be in the database
@@ -386,7 +387,9 @@ class WorldHost:
             return {"ok": True, "seq": seq, "duplicate": True}
         inflight = self._inflight.get(eid)
         if inflight is not None:
-            return await _as_duplicate(inflight)
+            if inflight.future is None:
+                inflight.future = asyncio.get_running_loop().create_future()
+            return await _as_duplicate(inflight.future)
         if self.stopped:
             return ack_error(
                 ErrorCode.SHUTTING_DOWN, f"World {self.name!r} is being saved; send it again."
@@ -396,16 +399,15 @@ class WorldHost:
                 ErrorCode.BUSY,
                 f"World {self.name!r} has {self._waiting} events waiting; try again.",
             )
-        fut = asyncio.get_running_loop().create_future()
-        self._inflight[eid] = fut
-        job = Job(adapter, event, payload, fut)
+        job = self._inflight[eid] = Job(adapter, event, payload)
         lock = self.runtime.lock
         self._waiting += 1
         try:
             await lock.acquire()
         except asyncio.CancelledError:
             self._inflight.pop(eid, None)
-            fut.cancel()
+            if job.future is not None:
+                job.future.cancel()
             raise
         finally:
             self._waiting -= 1
@@ -468,7 +470,7 @@ class WorldHost:
 
     def _finish(self, job: Job, ack: Ack) -> None:
         self._inflight.pop(job.event_id, None)
-        if not job.future.done():
+        if job.future is not None and not job.future.done():
             job.future.set_result(ack)
 
     def _remember(self, event_id: str, seq: int) -> None:
