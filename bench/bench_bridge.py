@@ -23,6 +23,9 @@ unloaded, the default for worlds without a client; ``--sleep-after``).
 ``CPU us/ev`` is the server process's CPU time per event (Linux): both servers run at one full
 core under load, so it is what sets events/s, and in a closed loop p50 ~ clients / events/s.
 
+``--echo-json pydantic-core`` gives the echo the JSON parser the bridge's packets use (its
+default is python-socketio's, the issue's baseline), for a like-for-like transport.
+
 Targets (issue 5): at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x
 its p50 latency; 1,000 idle worlds of 50 tokens stay under 300 MB resident.
 """
@@ -60,7 +63,15 @@ ECHO_SERVER = textwrap.dedent(
     import socketio
     from aiohttp import web
 
-    sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*")
+    json_module = None
+    if sys.argv[1:] == ["pydantic-core"]:  # the parser the bridge's packets use
+        import pydantic_core
+
+        class json_module:
+            loads = staticmethod(lambda text, **_: pydantic_core.from_json(text))
+            dumps = staticmethod(lambda obj, **_: pydantic_core.to_json(obj).decode())
+
+    sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*", json=json_module)
     n = 0
 
     class Echo(socketio.AsyncNamespace):
@@ -399,6 +410,13 @@ async def main() -> None:
     ap.add_argument(
         "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
     )
+    ap.add_argument(
+        "--echo-json",
+        choices=["stdlib", "pydantic-core"],
+        default="stdlib",
+        help="the JSON of the echo's packets: python-socketio's default (the issue's baseline), "
+        "or pydantic-core, which the bridge's packets use (a like-for-like transport)",
+    )
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.quick else 4.0)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -406,22 +424,24 @@ async def main() -> None:
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"{seconds:g} s per run, durability={args.durability}, "
-          f"bridge processes={args.processes}")  # fmt: skip
+          f"bridge processes={args.processes}, echo JSON={args.echo_json}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
             extra = ["--durability", args.durability, "--processes", str(args.processes)]
-            await speed(Path(tmpdir), seconds, extra, repeat)
+            await speed(Path(tmpdir), seconds, extra, repeat, args.echo_json)
         if args.part in ("all", "memory"):
             await memory(Path(tmpdir), n_idle, ["--processes", str(args.processes)])
 
 
-async def speed(tmp: Path, seconds: float, extra: list[str], repeat: int) -> None:
+async def speed(
+    tmp: Path, seconds: float, extra: list[str], repeat: int, echo_json: str = "stdlib"
+) -> None:
     runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
     echo_script.write_text(ECHO_SERVER)
     db = tmp / "bench.sqlite3"
     world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
-    echo, echo_url = start([sys.executable, str(echo_script)])
+    echo, echo_url = start([sys.executable, str(echo_script), echo_json])
     bridge, bridge_url = start(serve_cmd(db, extra))
     try:
         for n in (1, 10, 100):
