@@ -61,7 +61,7 @@ class Combatant(BaseModel):
 class Positions(dict[str, Cell]):
     """``Encounter.positions``: each character's cell, noting which were set since
     :meth:`take_set`. Whoever mirrors them on a map (the runtime, after every rule call) reads
-    just those, not every character: on a 200-token map that is a third of a move's cost."""
+    just those, not every character (on a 200-token map, about 30 % of a move's cost)."""
 
     def __init__(self, items: Mapping[str, Cell] | Iterable[tuple[str, Cell]] = ()) -> None:
         super().__init__(items)

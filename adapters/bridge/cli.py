@@ -380,7 +380,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # And run those passes less often. Python's default (700, 10, 10) makes one per ~70,000
     # objects allocated, several a second under load, each 10-20 ms with the worlds loaded;
     # events make few reference cycles, and the worlds put to sleep are collected at once
-    # (server.py, _trim_memory). At 100 clients in bench_bridge: p99 31 -> 13 ms, -5 % CPU.
+    # (server.py, _trim_memory). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU.
     gc.set_threshold(10_000, 20, 20)
     try:
         if args.processes == 2 and can_split():
