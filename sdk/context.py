@@ -221,14 +221,16 @@ class Context:
         if "roller" in _params(fn) and "roller" not in kw:
             kw["roller"] = self._rt.roller
         enc = self.encounter
-        before = enc.model_copy(deep=True)
+        # JSON, not a deep copy: on a 200-character map 0.24 ms against 3.4 ms, every command
+        before = enc.model_dump_json()
         try:
             out = fn(enc, *args, **kw)
         except BaseException:
             # Rules raise before changing anything, but a dice error (a scripted roller run
             # dry, a bad expression) can strike half-way: put the encounter back as it was.
+            restored = type(enc).model_validate_json(before)
             for name in type(enc).model_fields:
-                setattr(enc, name, getattr(before, name))
+                setattr(enc, name, getattr(restored, name))
             raise
         if isinstance(out, tuple):  # rules that return (value, Outcome)
             for part in out:

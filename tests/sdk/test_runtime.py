@@ -112,6 +112,29 @@ async def test_cells_a_script_sets_are_mirrored_on_the_map():
         assert w.world.tokens["a"].cell == Cell(x=5, y=5)
 
 
+async def test_a_rule_failing_half_way_leaves_the_encounter_as_it_was():
+    s = Script("clumsy")
+
+    def half_done(enc, roller) -> Outcome:
+        enc.round = 99
+        enc.positions["a"] = Cell(x=7, y=7)
+        roller.roll("1d20", "too late")  # the scripted dice have run dry: raises
+        return Outcome()
+
+    @s.command("clumsy")
+    def clumsy(cmd, ctx: Context) -> None:
+        ctx.rule(half_done)
+
+    async with WorldHarness(s) as w:
+        await w.token("a", "A", (0, 0))
+        before = w.encounter.model_dump()
+        w.dice()  # no dice left
+        out = await w.gm_says("!clumsy")
+        assert w.said("clumsy", out, whisper_to="gm")  # the error is reported
+        assert w.encounter.model_dump() == before
+        assert w.world.tokens["a"].cell == Cell(x=0, y=0)
+
+
 async def test_bad_option_for_a_prompt_is_rejected():
     s = Script("asker")
 
