@@ -32,6 +32,7 @@ from adapters.bridge.server import (
     listen_app,
     new_socket_server,
     request_key,
+    stop_signal,
     until_signalled,
 )
 from adapters.bridge.store import StoreError
@@ -147,6 +148,7 @@ class Front:
     async def serve(self, read_fd: int, write_fd: int) -> int:
         """Wait for the engine to load the worlds, listen until SIGINT/SIGTERM (or until the
         engine dies), then have the engine save every world. Returns the exit code."""
+        stop = stop_signal()
         link = self.link
         await link.open(read_fd, write_fd)
         assert link.closed is not None
@@ -165,7 +167,7 @@ class Front:
             await link.aclose()
             raise
         announce(self.config.host, port)
-        await until_signalled(link.closed)
+        await until_signalled(stop, link.closed)
         code = 0
         if link.closed.done():
             log.error("The world engine stopped unexpectedly; the server stops too.")

@@ -358,10 +358,11 @@ class Bridge:
 
     async def serve(self) -> None:
         """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop."""
+        stop = stop_signal()
         port = await self.listen()
         announce(self.config.host, port)
         try:
-            await until_signalled()
+            await until_signalled(stop)
         finally:
             log.info("Shutting down...")
             await self.shutdown()
@@ -872,13 +873,20 @@ def announce(host: str, port: int) -> None:
     )
 
 
-async def until_signalled(*also: asyncio.Future) -> None:
-    """Wait for SIGINT or SIGTERM (or any of ``also`` to finish)."""
+def stop_signal() -> asyncio.Event:
+    """An event that SIGINT or SIGTERM sets from now on. Made before the server starts: a
+    Ctrl+C while it loads the worlds, or just after it announced its port, then stops it
+    cleanly once it is up, rather than killing it half-way."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
             loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def until_signalled(stop: asyncio.Event, *also: asyncio.Future) -> None:
+    """Wait for ``stop`` (:func:`stop_signal`) to be set, or any of ``also`` to finish."""
     waiter = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait([waiter, *also], return_when=asyncio.FIRST_COMPLETED)

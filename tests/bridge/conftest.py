@@ -139,10 +139,11 @@ async def start_server(db: Path, bridge: Bridge | None = None, **cfg: Any) -> Se
 
 
 async def start_serve(
-    db: Path, *args: str, output: list[str] | None = None
+    db: Path, *args: str, output: list[str] | None = None, until: str = "Listening on"
 ) -> tuple[subprocess.Popen, str]:
     """``vttbridge serve`` (MiniTable, no rate limit) in a subprocess on a free port, with
-    ``args`` added; returns it and its URL. Its output lines go to ``output``."""
+    ``args`` added; returns it and its URL (once it printed ``until``: "" if that came before
+    the URL). Its output lines go to ``output``."""
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "adapters.bridge", "serve",
@@ -163,8 +164,7 @@ async def start_serve(
             if not line:
                 raise AssertionError(f"serve exited early ({proc.wait()}): {''.join(lines)}")
             lines.append(line)
-            m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
-            if m:
+            if until in line:
                 break
 
     def drain() -> None:  # so the pipe never fills up and blocks the server
@@ -173,7 +173,8 @@ async def start_serve(
             lines.append(line)
 
     loop.run_in_executor(None, drain)
-    return proc, m.group(1)
+    m = re.search(r"Listening on (http://[\d.]+:\d+)", "".join(lines))
+    return proc, m.group(1) if m else ""
 
 
 def logged(db: Path) -> tuple[list[str], list[int]]:

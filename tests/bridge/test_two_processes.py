@@ -176,3 +176,19 @@ async def test_ctrl_c_reaches_both_and_stops_them_cleanly(db, keys):
     assert code == 0, "".join(out)
     assert await gone(engine, timeout=10)
     await printed(out, "Bridge stopped; every world is saved.")
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+async def test_ctrl_c_while_starting_stops_cleanly_once_up(db, keys, processes):
+    """A Ctrl+C that comes while the worlds load (or just as the port is announced) stops the
+    server as a later one would, saving every world: the signal handlers are installed
+    before any of that. Before, the socket process died of it and left the engine running."""
+    out: list[str] = []
+    proc, _ = await start_serve(db, "--processes", processes, output=out, until="Bridge ready")
+    engine = children(proc.pid)
+    for pid in (proc.pid, *engine):
+        os.kill(pid, signal.SIGINT)
+    code = await asyncio.to_thread(proc.wait, 20)
+    assert code == 0, "".join(out)
+    assert await gone(engine, timeout=10)
+    await printed(out, "Bridge stopped; every world is saved.")
