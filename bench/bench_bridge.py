@@ -65,11 +65,7 @@ ECHO_SERVER = textwrap.dedent(
 
     json_module = None
     if sys.argv[1:] == ["pydantic-core"]:  # the parser the bridge's packets use
-        import pydantic_core
-
-        class json_module:
-            loads = staticmethod(lambda text, **_: pydantic_core.from_json(text))
-            dumps = staticmethod(lambda obj, **_: pydantic_core.to_json(obj).decode())
+        from adapters.bridge.server import PacketJson as json_module
 
     sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*", json=json_module)
     n = 0

@@ -1,7 +1,7 @@
 """The world engine: a :class:`~adapters.bridge.server.Bridge` whose sockets are in another
 process.
 
-``vttbridge serve`` runs as two processes on Linux (``--single-process`` runs one): the socket
+``vttbridge serve --processes 2`` runs as two processes (Linux; one is the default): the socket
 process (``front.py``) speaks socket.io and HTTP, and this one holds the worlds: validation,
 dedup, rules, scripts, the log and snapshots. One Python process runs on one core; split this
 way the transport and the rules each get one. They talk over a :class:`~adapters.bridge.link.Link`:

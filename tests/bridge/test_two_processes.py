@@ -164,27 +164,19 @@ async def test_the_server_stops_when_its_world_engine_dies(db, keys):
     await printed(out, "The world engine stopped unexpectedly")
 
 
-async def test_ctrl_c_reaches_both_and_stops_them_cleanly(db, keys):
+@pytest.mark.parametrize(
+    ("processes", "until"),
+    [("2", "Listening on"), ("1", "Bridge ready"), ("2", "Bridge ready")],
+    ids=["serving", "starting-1", "starting-2"],
+)
+async def test_ctrl_c_reaches_both_and_stops_them_cleanly(db, keys, processes, until):
     """A terminal's Ctrl+C signals the whole process group: the engine must not die of it
-    half-way, but stop when the socket process tells it to, after saving."""
+    half-way, but stop when the socket process tells it to, after saving. One that comes
+    while the worlds load (or just as the port is announced) does the same once the server is
+    up: the signal handlers are installed before any of that. Before, the socket process
+    died of it and left the engine running."""
     out: list[str] = []
-    proc, _ = await start_serve(db, "--processes", "2", output=out)
-    engine = children(proc.pid)
-    for pid in (proc.pid, *engine):
-        os.kill(pid, signal.SIGINT)
-    code = await asyncio.to_thread(proc.wait, 20)
-    assert code == 0, "".join(out)
-    assert await gone(engine, timeout=10)
-    await printed(out, "Bridge stopped; every world is saved.")
-
-
-@pytest.mark.parametrize("processes", ["1", "2"])
-async def test_ctrl_c_while_starting_stops_cleanly_once_up(db, keys, processes):
-    """A Ctrl+C that comes while the worlds load (or just as the port is announced) stops the
-    server as a later one would, saving every world: the signal handlers are installed
-    before any of that. Before, the socket process died of it and left the engine running."""
-    out: list[str] = []
-    proc, _ = await start_serve(db, "--processes", processes, output=out, until="Bridge ready")
+    proc, _ = await start_serve(db, "--processes", processes, output=out, until=until)
     engine = children(proc.pid)
     for pid in (proc.pid, *engine):
         os.kill(pid, signal.SIGINT)
