@@ -23,8 +23,9 @@ unloaded, the default for worlds without a client; ``--sleep-after``).
 ``CPU us/ev`` is the server process's CPU time per event (Linux): both servers run at one full
 core under load, so it is what sets events/s, and in a closed loop p50 ~ clients / events/s.
 
-``--echo-json pydantic-core`` gives the echo the JSON parser the bridge's packets use (its
-default is python-socketio's, the issue's baseline), for a like-for-like transport.
+``--echo bridge`` runs the echo on the bridge's transport (its packet JSON, its websocket loop,
+handlers in the connection's reader) instead of python-socketio as installed (the issue's
+baseline): a like-for-like comparison of the work above the transport.
 
 Targets (issue 5): at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x
 its p50 latency; 1,000 idle worlds of 50 tokens stay under 300 MB resident.
@@ -63,11 +64,16 @@ ECHO_SERVER = textwrap.dedent(
     import socketio
     from aiohttp import web
 
+    like_bridge = sys.argv[1:] == ["bridge"]
     json_module = None
-    if sys.argv[1:] == ["pydantic-core"]:  # the parser the bridge's packets use
+    if like_bridge:  # the packet JSON the bridge uses
         from adapters.bridge.server import PacketJson as json_module
 
-    sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*", json=json_module)
+    sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*", json=json_module,
+                               async_handlers=not like_bridge)
+    if like_bridge:  # and its websocket loop
+        from adapters.bridge import websocket
+        websocket.install(sio.eio)
     n = 0
 
     class Echo(socketio.AsyncNamespace):
@@ -407,11 +413,12 @@ async def main() -> None:
         "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
     )
     ap.add_argument(
-        "--echo-json",
-        choices=["stdlib", "pydantic-core"],
-        default="stdlib",
-        help="the JSON of the echo's packets: python-socketio's default (the issue's baseline), "
-        "or pydantic-core, which the bridge's packets use (a like-for-like transport)",
+        "--echo",
+        choices=["stock", "bridge"],
+        default="stock",
+        help="the echo's transport: python-socketio as installed (the issue's baseline), or "
+        "the bridge's (pydantic-core packet JSON, adapters/bridge/websocket.py, handlers in "
+        "the reader): like for like",
     )
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.quick else 4.0)
@@ -420,24 +427,24 @@ async def main() -> None:
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"{seconds:g} s per run, durability={args.durability}, "
-          f"bridge processes={args.processes}, echo JSON={args.echo_json}")  # fmt: skip
+          f"bridge processes={args.processes}, echo transport={args.echo}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
             extra = ["--durability", args.durability, "--processes", str(args.processes)]
-            await speed(Path(tmpdir), seconds, extra, repeat, args.echo_json)
+            await speed(Path(tmpdir), seconds, extra, repeat, args.echo)
         if args.part in ("all", "memory"):
             await memory(Path(tmpdir), n_idle, ["--processes", str(args.processes)])
 
 
 async def speed(
-    tmp: Path, seconds: float, extra: list[str], repeat: int, echo_json: str = "stdlib"
+    tmp: Path, seconds: float, extra: list[str], repeat: int, echo: str = "stock"
 ) -> None:
     runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
     echo_script.write_text(ECHO_SERVER)
     db = tmp / "bench.sqlite3"
     world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
-    echo, echo_url = start([sys.executable, str(echo_script), echo_json])
+    echo, echo_url = start([sys.executable, str(echo_script), echo])
     bridge, bridge_url = start(serve_cmd(db, extra))
     try:
         for n in (1, 10, 100):

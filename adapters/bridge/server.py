@@ -23,8 +23,9 @@ Connection policy (wire protocol v1, ``shared/DESIGN.md``):
   adapter is refused while the linked one is connected, and relinks the world otherwise.
 - One connection's events are handled one at a time, in the order received, inside its
   reader (python-socketio's ``async_handlers=False``): no task per event, and the order needs
-  no argument. Connections interleave; a world's events from several connections are put in
-  arrival order by the world's lock (``adapters/bridge/world.py``).
+  no argument. A websocket's reader and writer are ``websocket.py``'s, which make no task or
+  timer per message either. Connections interleave; a world's events from several
+  connections are put in arrival order by the world's lock (``adapters/bridge/world.py``).
 - Commands go to each connection from its own cursor (``last_seq``, else the world's last
   acknowledged command), so every connection gets every command once and in order, across
   reconnects. Connections also join the world's room (``world:<name>``) for broadcasts.
@@ -50,7 +51,7 @@ from pydantic import ValidationError
 from socketio import packet as sio_packet
 
 from adapters.base import Adapter, AdapterRegistry, AdapterSource, Inbound
-from adapters.bridge import keys
+from adapters.bridge import keys, websocket
 from adapters.bridge.protocol import (
     PROTOCOL_VERSION,
     SUPPORTED_PROTOCOLS,
@@ -783,7 +784,7 @@ def request_key(request: web.Request) -> str:
 
 def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
     """The python-socketio server the bridge's sockets use (in whichever process holds them)."""
-    return socketio.AsyncServer(
+    sio = socketio.AsyncServer(
         async_mode="aiohttp",
         serializer=_packet_class(cfg.max_payload),
         cors_allowed_origins=cfg.cors,
@@ -797,6 +798,8 @@ def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
         # Events of different connections still interleave (each has its own reader).
         async_handlers=False,
     )
+    websocket.install(sio.eio)
+    return sio
 
 
 class SioTransport:

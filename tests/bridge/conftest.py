@@ -60,14 +60,15 @@ class TableClient:
         key: str,
         *,
         last_seq: int | None = None,
-        transport: str = "websocket",
+        transport: str | list[str] = "websocket",
         **extra: Any,
     ) -> TableClient:
         auth: dict[str, Any] = {"world": world, "key": key, "client": CLIENT, **extra}
         if last_seq is not None:
             auth["last_seq"] = last_seq
+        transports = [transport] if isinstance(transport, str) else transport
         await self.sio.connect(
-            url, namespaces=[NS], auth=auth, transports=[transport], wait_timeout=5
+            url, namespaces=[NS], auth=auth, transports=transports, wait_timeout=5
         )
         return self
 

@@ -1,0 +1,106 @@
+"""The bridge's websocket loop (``adapters/bridge/websocket.py``) with real clients: the upgrade
+from long-polling, the read timeout, the size limit, packets that are not engine.io."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from tests.bridge.conftest import Server, TableClient, scene, start_server
+
+
+@pytest.fixture
+async def quick(db, worlds) -> AsyncIterator[Server]:
+    """A bridge pinging every 0.4 s: a silent websocket is cut after 1 s. (python-socketio's
+    client itself gives up on shorter ping timeouts.)"""
+    srv = await start_server(db, ping_interval=0.4, ping_timeout=0.6)
+    yield srv
+    await srv.stop()
+
+
+async def raw_websocket(
+    session: aiohttp.ClientSession, url: str
+) -> aiohttp.ClientWebSocketResponse:
+    """An engine.io websocket opened by hand (the open packet read), which answers nothing."""
+    ws = await session.ws_connect(
+        url.replace("http", "ws", 1) + "/socket.io/?EIO=4&transport=websocket", max_msg_size=0
+    )
+    assert (await ws.receive_str()).startswith("0")
+    return ws
+
+
+async def closed_by_server(ws: aiohttp.ClientWebSocketResponse, within: float) -> bool:
+    """Whether the server closes ``ws`` within ``within`` seconds (engine.io packets it sends
+    meanwhile, such as pings or its CLOSE packet, do not count)."""
+    try:
+        async with asyncio.timeout(within):
+            while True:
+                msg = await ws.receive()
+                if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                    return True
+    except TimeoutError:
+        return False
+
+
+def sockets(server: Server) -> int:
+    return len(server.bridge.sio.eio.sockets)
+
+
+async def test_long_polling_client_upgrades_to_websocket(db, worlds):
+    # a short ping: python-socketio's client holds its disconnect until the open long-poll
+    # returns, which the server answers after one ping interval
+    server = await start_server(db, ping_interval=0.5, ping_timeout=1)
+    c = TableClient()
+    try:
+        await c.connect(
+            server.url, "table1", worlds["table1"][0], transport=["polling", "websocket"]
+        )
+        async with asyncio.timeout(5):
+            while c.sio.transport() != "websocket":
+                await asyncio.sleep(0.02)
+        (sock,) = server.bridge.sio.eio.sockets.values()
+        assert sock.upgraded
+        assert (await c.send("snapshot", scene()))["ok"]
+        assert (await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"}))["ok"]
+        await c.wait_commands(1)
+        assert c.commands[0]["op"] == "chat.post"
+    finally:
+        await server.stop()
+        await c.close()
+
+
+async def test_silent_websocket_is_closed_after_ping_interval_plus_timeout(quick):
+    async with aiohttp.ClientSession() as session:
+        ws = await raw_websocket(session, quick.url)
+        assert sockets(quick) == 1
+        assert await closed_by_server(ws, within=3)
+    async with asyncio.timeout(2):
+        while sockets(quick):
+            await asyncio.sleep(0.02)
+
+
+async def test_a_client_answering_pings_stays_connected(quick, worlds):
+    c = TableClient()
+    try:
+        await c.connect(quick.url, "table1", worlds["table1"][0])
+        await asyncio.sleep(2.5)  # 2.5 read timeouts, with only pongs from the client
+        assert c.sio.connected
+        assert (await c.send("snapshot", scene()))["ok"]
+    finally:
+        await c.close()
+
+
+@pytest.mark.parametrize("message", ["x", "", "over the limit"])
+async def test_bad_websocket_message_closes_that_connection_only(server, gm, message):
+    if message == "over the limit":
+        message = "4" + "a" * server.bridge.config.transport_limit
+    async with aiohttp.ClientSession() as session:
+        ws = await raw_websocket(session, server.url)
+        await ws.send_str(message)
+        assert await closed_by_server(ws, within=3)
+    # the server and the other client go on
+    assert gm.sio.connected
+    assert (await gm.send("tokenMoved", {"id": "m1", "token": "kevin", "x": 100, "y": 0}))["ok"]
