@@ -148,8 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[1, 2],
         default=1,
         help="2: run the worlds in a second process (Linux), the sockets in this one. For a "
-        "server many clients use at once: about 1.25x the events per second at 100 clients "
-        "on 2 cores; a single client's round trip is ~0.06 ms slower",
+        "server many clients use at once: about 1.35x the events per second at 100 clients "
+        "on 2 cores; a single client's round trip is ~0.07 ms slower",
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
