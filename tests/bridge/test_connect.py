@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import socketio
 
@@ -19,13 +21,22 @@ async def test_gm_key_connects_and_links(server, worlds, client_factory):
     assert set(host.runtime.world.tokens) == {"kevin", "ally", "thug"}
 
 
-async def test_polling_transport_works_too(db, worlds):
+@pytest.mark.parametrize(
+    "transport", ["polling", ["polling", "websocket"]], ids=["long-polling", "upgraded"]
+)
+async def test_polling_transport_works_too(db, worlds, transport):
     # a short ping: python-socketio's *client* holds its disconnect until the open long-poll
     # returns, which the server answers after one ping interval
     server = await start_server(db, ping_interval=0.5, ping_timeout=1)
     c = TableClient()
     try:
-        await c.connect(server.url, "table1", worlds["table1"][0], transport="polling")
+        await c.connect(server.url, "table1", worlds["table1"][0], transport=transport)
+        if "websocket" in transport:  # the upgrade: adapters/bridge/websocket.py takes over
+            async with asyncio.timeout(5):
+                while c.sio.transport() != "websocket":
+                    await asyncio.sleep(0.02)
+            (sock,) = server.bridge.sio.eio.sockets.values()
+            assert sock.upgraded
         assert (await c.send("snapshot", scene()))["ok"]
         assert (await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"}))["ok"]
         await c.wait_commands(1)

@@ -1,5 +1,6 @@
-"""The bridge's websocket loop (``adapters/bridge/websocket.py``) with real clients: the upgrade
-from long-polling, the read timeout, the size limit, packets that are not engine.io."""
+"""The bridge's websocket loop (``adapters/bridge/websocket.py``) with real clients: the read
+timeout, the size limit, packets that are not engine.io. (The upgrade from long-polling is in
+``test_connect.py``.)"""
 
 from __future__ import annotations
 
@@ -47,29 +48,6 @@ async def closed_by_server(ws: aiohttp.ClientWebSocketResponse, within: float) -
 
 def sockets(server: Server) -> int:
     return len(server.bridge.sio.eio.sockets)
-
-
-async def test_long_polling_client_upgrades_to_websocket(db, worlds):
-    # a short ping: python-socketio's client holds its disconnect until the open long-poll
-    # returns, which the server answers after one ping interval
-    server = await start_server(db, ping_interval=0.5, ping_timeout=1)
-    c = TableClient()
-    try:
-        await c.connect(
-            server.url, "table1", worlds["table1"][0], transport=["polling", "websocket"]
-        )
-        async with asyncio.timeout(5):
-            while c.sio.transport() != "websocket":
-                await asyncio.sleep(0.02)
-        (sock,) = server.bridge.sio.eio.sockets.values()
-        assert sock.upgraded
-        assert (await c.send("snapshot", scene()))["ok"]
-        assert (await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"}))["ok"]
-        await c.wait_commands(1)
-        assert c.commands[0]["op"] == "chat.post"
-    finally:
-        await server.stop()
-        await c.close()
 
 
 async def test_silent_websocket_is_closed_after_ping_interval_plus_timeout(quick):
