@@ -113,7 +113,7 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
                     log.debug("%s: failed websocket upgrade, no UPGRADE packet", s.sid)
                     s.upgraded = False
                     return
-            except _Closed:
+            except (_Closed, ValueError):  # gone, or not engine.io: stays on long-polling
                 return
             finally:
                 s.upgrading = False
