@@ -152,7 +152,7 @@ class Link(asyncio.Protocol):
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         elif rid is not None:
-            self._send((_REPLY, rid, result))
+            self._reply(rid, result)
 
     async def _finish(self, rid: int | None, method: str, result: Any) -> None:
         try:
@@ -161,7 +161,7 @@ class Link(asyncio.Protocol):
             self._answer_error(rid, method, e)
         else:
             if rid is not None:
-                self._send((_REPLY, rid, value))
+                self._reply(rid, value)
 
     def _answer_error(self, rid: int | None, method: str, e: Exception) -> None:
         log.error("%s: %s failed: %s", self.name, method, e, exc_info=e)
