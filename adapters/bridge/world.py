@@ -207,6 +207,9 @@ class WorldHost:
         kw = dict(runtime_kw, clock=clock)
         if snap is not None:
             base, data = snap
+            # the options the world was created with seeded its first snapshot; since then
+            # the snapshot holds them, with every ``!set`` the GM made
+            kw.pop("options", None)
             runtime = WorldRuntime.restore(name, data, **kw)
         else:
             base = 0

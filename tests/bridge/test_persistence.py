@@ -213,6 +213,27 @@ async def test_world_list_and_options_survive(db, worlds):
         await server.stop()
 
 
+@pytest.mark.parametrize("clean", [True, False], ids=["clean-stop", "no-final-snapshot"])
+async def test_options_set_in_chat_survive_a_restart(db, clean):
+    from adapters.bridge.server import create_world
+
+    key, _ = create_world(db, "wasteland", {"system": "foe"})
+    server = await start_server(db)
+    c = await TableClient().connect(server.url, "wasteland", key)
+    assert (await c.send("snapshot", scene()))["ok"]
+    ack = await c.send("chat", {"id": "set", "text": "!set tie_break gm", "role": "gm"})
+    assert ack["ok"], ack
+    await c.close()
+    await server.stop(snapshot=clean)
+
+    server = await start_server(db)
+    try:
+        opts = server.bridge.worlds["wasteland"].runtime.world.encounter.options
+        assert (opts.system, opts.tie_break) == ("foe", "gm")
+    finally:
+        await server.stop()
+
+
 async def test_gated_clock_holds_timers_until_opened():
     clock = GatedClock()
     fired: list[str] = []
