@@ -164,7 +164,10 @@ async def test_conditions_go_on_and_come_off_the_tokens() -> None:
         assert not w.of(UpdateConditions, out)
         out = await w.send(DamageDealt(token="gary", amount=3))  # damage ends the stand off
         off = {e.token: (e.conditions, e.removed) for e in w.of(UpdateConditions, out)}
-        assert off == {"kev": ([], ["standoff", "vulnerable"]), "gary": ([], ["standoff", "vulnerable"])}
+        assert off == {
+            "kev": ([], ["standoff", "vulnerable"]),
+            "gary": ([], ["standoff", "vulnerable"]),
+        }
         assert w.world.shown == {}
     finally:
         await w.__aexit__()
