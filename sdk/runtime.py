@@ -167,6 +167,10 @@ _ACTED_ON_KINDS = frozenset(
 )
 """The happening kinds ``_apply`` turns into effects and events: those its match names."""
 
+_CHANGES_NOTHING_OWNED = frozenset({"moved"})
+"""Happening kinds that change no rules-owned value and no condition (a plain move): no
+write-back check after them, which keeps a token move as cheap as it was."""
+
 _FOLLOW_UPS: tuple[type[BaseEvent], ...] = (
     ChatMessage,
     ChatCommand,
@@ -1390,8 +1394,8 @@ class WorldRuntime:
                 self._emit(PostChat(text="\n".join(lines)))
         touched = self._step.touched if self._step is not None else set()
         for h in outcome.happened:
-            if h.actor is not None:  # whom a rule acted on may have spent or gained something
-                touched.add(h.actor)
+            if h.actor is not None and h.kind not in _CHANGES_NOTHING_OWNED:
+                touched.add(h.actor)  # whom a rule acted on may have spent or gained something
             lapsed = h.data.get("choice_id")
             if lapsed and h.kind.endswith("_lapsed"):
                 for p in [p for p in w.prompts.values() if p.choice_id == lapsed]:

@@ -90,6 +90,8 @@ MAX_UNCONFIRMED = 8
 """Writes kept per stat while the sheet has not shown any back (older ones are forgotten)."""
 _MISSING = object()
 _DEFAULTS = {stat: Character.model_fields[stat].default for stat in RULES_OWNED}
+_NONE: dict[str, Any] = {}
+_NONE_SET: frozenset[str] = frozenset()
 
 
 class Scene(BaseModel):
@@ -287,31 +289,41 @@ class World(BaseModel):
     def take_sheet_edits(self) -> list[tuple[str, str, Any]]:
         """(token, stat, value) of the rules-owned values the GM changed on a sheet since the
         last call, which the characters now follow."""
-        edits, self._sheet_edits = self._sheet_edits, []
+        # straight to pydantic's private store: its attribute hooks cost ~5 us, every step
+        private = self.__pydantic_private__
+        assert private is not None
+        edits: list[tuple[str, str, Any]] = private["_sheet_edits"]
+        if edits:
+            private["_sheet_edits"] = []
         return edits
 
     def stats_to_write(self, token: str) -> dict[str, Any]:
         """The rules-owned stats of the token's character that differ from what its sheet
         shows (or will, once the bridge's writes land), recorded as written."""
         ch = self.encounter.characters.get(token)
-        if ch is None or token not in self.tokens:
+        tok = self.tokens.get(token)
+        if ch is None or tok is None:
             return {}
         writes = self.sheet_writes.get(token)
-        sheet: dict[str, Any] | None = None
+        own = tok.stats
+        actor = self.actors.get(tok.actor) if tok.actor else None
+        theirs = actor.stats if actor is not None else _NONE
+        values = ch.__dict__  # runs after every move of a fighter: plain reads
         out: dict[str, Any] = {}
-        for stat in RULES_OWNED:
-            value = getattr(ch, stat)
+        for stat, default in _DEFAULTS.items():
+            value = values[stat]
             write = writes.get(stat) if writes else None
             if write is not None:
                 if value == write.sent[-1]:
                     continue
             else:
-                if sheet is None:
-                    sheet = self.sheet_values(token)
-                if value == sheet.get(stat, _DEFAULTS[stat]):
+                shown = own.get(stat, _MISSING)
+                if shown is _MISSING:
+                    shown = theirs.get(stat, _MISSING)
+                if value == (default if shown is _MISSING else shown):
                     continue
                 writes = self.sheet_writes.setdefault(token, {})
-                write = writes[stat] = SheetWrite(seen=sheet.get(stat))
+                write = writes[stat] = SheetWrite(seen=None if shown is _MISSING else shown)
             write.sent.append(value)
             del write.sent[:-MAX_UNCONFIRMED]
             out[stat] = value
@@ -322,13 +334,13 @@ class World(BaseModel):
         on it (recorded as shown), else None."""
         now = conditions_of(self.encounter, token) if token in self.tokens else set()
         last = self.shown.get(token)
-        if now == (last or set()):
+        if now == (last or _NONE_SET):
             return None
         if now:
             self.shown[token] = now
         else:
             self.shown.pop(token, None)
-        return sorted(now), sorted((last or set()) - now)
+        return sorted(now), sorted((last or _NONE_SET) - now)
 
     def put_token(self, data: TokenData, before: dict[str, Any] | None = None) -> Token:
         """Add or replace a token. ``before``: its sheet's rules-owned values before this
