@@ -196,3 +196,24 @@ async def test_a_foe_move_writes_nothing_back() -> None:
         who = w.encounter.active
         out = await w.move(who, (1, 0))
         assert not w.of(UpdateStats, out) and not w.of(UpdateConditions, out)
+
+
+async def test_what_a_script_changes_on_a_character_is_written_back() -> None:
+    from sdk import ChatCommand, Context, Script
+
+    script = Script("strain")
+
+    @script.command("strain")
+    def strain(cmd: ChatCommand, ctx: Context) -> None:
+        ch = ctx.character(cmd.argv[0])
+        ch.stress += 2
+        ch.conditions.add("shaken")
+
+    async with WorldHarness(script) as w:
+        await w.send(snapshot())
+        out = await w.gm_says("!strain kev")
+        assert stats_written(out) == [{"stress": 2}]
+        [shown] = w.of(UpdateConditions, out)
+        assert (shown.token, shown.conditions, shown.removed) == ("kev", ["shaken"], [])
+        out = await w.gm_says("!strain kev")
+        assert stats_written(out) == [{"stress": 4}] and not w.of(UpdateConditions, out)
