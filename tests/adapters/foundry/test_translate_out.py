@@ -58,10 +58,27 @@ def test_every_command_validates_against_its_schema(adapter):
         fx.AdvanceTurn(round=0, token=None),
         WatchMoves(scene="NUEDEFAULTSCENE0", watches=[MoveWatch(cells=[(1, 2)])]),
         ReleaseMove(hold="e1", token="tKevin0000000001", cell=Cell(x=1, y=2)),
+        fx.UpdateStats(token="Zq9XbC2dE4fG6hJ8", stats={"wounds": -1}),
+        fx.UpdateConditions(token="tKevin0000000001", conditions=["standoff"], removed=["dead"]),
     ]
+    ops = set()
     for eff in effects:
         for cmd in adapter.translate_out(eff, world):
             OUTBOUND[cmd.op].model_validate(cmd.data)
+            ops.add(cmd.op)
+    assert {"Actor.update", "Actor.toggleStatusEffect"} <= ops
+
+
+def test_the_write_back_is_in_the_published_schemas(adapter):
+    import json
+
+    from adapters.bridge.schema import schemas
+
+    found = schemas([adapter])
+    assert "foundry/out/Actor.update.json" in found
+    assert "foundry/out/Actor.toggleStatusEffect.json" in found
+    effect = json.dumps(found["domain/effect.json"][1])
+    assert '"update_stats"' in effect and '"update_conditions"' in effect
 
 
 def test_whispers(adapter):
