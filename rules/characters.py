@@ -1,5 +1,12 @@
 """Characters and the stats the rules read. One flat model serves both systems; a world fills
-in the fields its system uses (``!stats``, a script, or the VTT's actor sheet)."""
+in the fields its system uses (``!stats``, a script, or the VTT's actor sheet).
+
+Who owns which value: the sheet owns every stat the rules only read (Reflex, BAB, Wisdom, move,
+Agility, weight...): the character always follows it. The rules own what they change: the stats
+in :data:`RULES_OWNED` and ``Character.conditions``. A sheet edit changes a rules-owned value
+only where the GM really changed it there; every change the rules make goes back to the sheet
+(the runtime and the VTT adapters do both, see ``sdk/world.py``).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field
 def ability_modifier(score: int) -> int:
     """d20-style modifier: floor((score - 10) / 2)."""
     return (score - 10) // 2
+
+
+RULES_OWNED: dict[str, str] = {
+    "action_dice": "action dice",
+    "stress": "stress",
+    "wounds": "wound points",
+    "vitality": "vitality points",
+}
+"""The stats the rules change (a Stand Off spends an action die, a Resolve check deals stress, a
+crack strike sets wound points), with the words chat uses for them. Every other stat belongs
+to the sheet."""
 
 
 class Character(BaseModel):
@@ -36,6 +54,9 @@ class Character(BaseModel):
     dex_bonus: int = 0
     dodge_bonus: int = 0
     conditions: set[str] = Field(default_factory=set)
+    """Conditions the rules put on the character (``standoff``, ``vulnerable``, ``surrendered``,
+    ``dead``...); rules-owned. :func:`rules.conditions.conditions_of` adds those the encounter
+    implies."""
 
     # -- Fallout: Equestria ------------------------------------------------------------------
     move: float = 25.0

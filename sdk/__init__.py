@@ -26,6 +26,8 @@ from sdk.effects import (
     Effect,
     PostChat,
     SetInitiative,
+    UpdateConditions,
+    UpdateStats,
     UpdateToken,
 )
 from sdk.errors import EventRejected, ScriptError, UsageError
@@ -100,6 +102,8 @@ __all__ = [
     "TokenRemoved",
     "TokenUpdated",
     "TurnStarted",
+    "UpdateConditions",
+    "UpdateStats",
     "UpdateToken",
     "UsageError",
     "WithinSpec",

@@ -1,9 +1,10 @@
 """Effects: what the runtime asks the VTT to do, in VTT-neutral terms.
 
 An adapter translates each effect into its VTT's native command (Foundry ``ChatMessage.create``,
-``Token.update``, ``Combatant.update``, ``Combat.update``; Roll20 ``sendChat``, ``set``,
-``Campaign.set``). Effects are frozen pydantic models discriminated by ``type``; :data:`Effect`
-is their union and :data:`EFFECT_ADAPTER` validates or dumps them.
+``Token.update``, ``Combatant.update``, ``Combat.update``, ``Actor.update``,
+``Actor.toggleStatusEffect``; Roll20 ``sendChat``, ``set``, ``Campaign.set``, ``setStats``).
+Effects are frozen pydantic models discriminated by ``type``; :data:`Effect` is their union and
+:data:`EFFECT_ADAPTER` validates or dumps them.
 """
 
 from __future__ import annotations
@@ -78,8 +79,39 @@ class AskPlayer(BaseEffect):
     text: str = ""
 
 
+class UpdateStats(BaseEffect):
+    """Write rules-owned stats (``rules.characters.RULES_OWNED``: action dice, stress, wound and
+    vitality points) of ``token``'s character back to its sheet: the values the rules changed
+    them to. The runtime sends it after every step in which a rule changed one; the adapter
+    writes each where the sheet is read from (its per-system table)."""
+
+    type: Literal["update_stats"] = "update_stats"
+    token: str
+    stats: dict[str, Any]
+    """Character field name -> the value it now has."""
+
+
+class UpdateConditions(BaseEffect):
+    """These conditions are now on ``token`` (``rules.conditions.conditions_of``: the
+    character's own and those the encounter implies); ``removed`` were on it and are no longer.
+    The adapter shows those its tables map (Foundry status effects, Roll20 status markers)."""
+
+    type: Literal["update_conditions"] = "update_conditions"
+    token: str
+    conditions: list[str] = Field(default_factory=list)
+    """Every condition the token is in now, sorted."""
+    removed: list[str] = Field(default_factory=list)
+    """Conditions it showed and is no longer in, sorted."""
+
+
 Effect = Annotated[
-    PostChat | UpdateToken | SetInitiative | AdvanceTurn | AskPlayer,
+    PostChat
+    | UpdateToken
+    | SetInitiative
+    | AdvanceTurn
+    | AskPlayer
+    | UpdateStats
+    | UpdateConditions,
     Field(discriminator="type"),
 ]
 """Any effect, discriminated by ``type``."""
@@ -96,5 +128,7 @@ __all__ = [
     "Effect",
     "PostChat",
     "SetInitiative",
+    "UpdateConditions",
+    "UpdateStats",
     "UpdateToken",
 ]

@@ -83,6 +83,9 @@ class ActorData(BaseModel):
     id: str
     name: str = ""
     stats: dict[str, Any] = Field(default_factory=dict)
+    vtt: dict[str, Any] = Field(default_factory=dict)
+    """The adapter's own data about the sheet (Foundry: the paths its rules-owned stats were
+    read from, to write them back there); the runtime keeps it and never reads it."""
 
 
 class SceneData(BaseModel):

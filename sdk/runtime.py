@@ -47,6 +47,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from rules.characters import RULES_OWNED
 from rules.dice import Roller, ScriptedRoller
 from rules.encounter import Positions
 from rules.geometry import Cell
@@ -61,6 +62,8 @@ from sdk.effects import (
     Effect,
     PostChat,
     SetInitiative,
+    UpdateConditions,
+    UpdateStats,
     UpdateToken,
 )
 from sdk.errors import EventRejected, ScriptError, UsageError
@@ -134,6 +137,10 @@ class _Step:
     derived: deque[Any] = field(default_factory=deque)
     """Events (and queued choice-handler calls) to dispatch after the current one."""
     count: int = 0
+    touched: set[str] = field(default_factory=set)
+    """Tokens whose rules-owned values or conditions the step may have changed."""
+    every: bool = False
+    """The step may have changed any token's (a rule ran, a snapshot came)."""
 
 
 @dataclass(slots=True)
@@ -159,6 +166,10 @@ _ACTED_ON_KINDS = frozenset(
     }
 )
 """The happening kinds ``_apply`` turns into effects and events: those its match names."""
+
+_CHANGES_NOTHING_OWNED = frozenset({"moved"})
+"""Happening kinds that change no rules-owned value and no condition (a plain move): no
+write-back check after them, which keeps a token move as cheap as it was."""
 
 _FOLLOW_UPS: tuple[type[BaseEvent], ...] = (
     ChatMessage,
@@ -572,6 +583,8 @@ class WorldRuntime:
             await self._dispatch(event)
             if step.derived or self._running:  # else _drain has nothing to do
                 await self._drain()
+            if step.touched or step.every:
+                self._sync_sheets(step)
         finally:
             self._step = None
         # the step's own list: nothing else holds it once the step is over
@@ -587,6 +600,8 @@ class WorldRuntime:
             if inspect.isawaitable(result):
                 result = await result
             await self._drain()
+            if step.touched or step.every:
+                self._sync_sheets(step)
         except Exception as e:
             log.exception("world %s: internal job failed", self.world_id)
             if fut is not None and not fut.done():
@@ -649,6 +664,40 @@ class WorldRuntime:
             self._enqueue_internal(event)
         else:
             self._step.derived.append(event)
+
+    def _touch(self, token: str | None) -> None:
+        """``token``'s rules-owned values or conditions may have changed in this step."""
+        if self._step is not None and token is not None:
+            self._step.touched.add(token)
+
+    def _touch_all(self) -> None:
+        if self._step is not None:
+            self._step.every = True
+
+    def _sync_sheets(self, step: _Step) -> None:
+        """Say which rules-owned values the GM changed on a sheet, then write back to the VTT
+        what the step's rules changed: stats (``UpdateStats``) and the conditions on each
+        token (``UpdateConditions``). Only the tokens the step touched are compared."""
+        w = self.world
+        for token, stat, value in w.take_sheet_edits():
+            who = w.tokens[token].display if token in w.tokens else token
+            self._emit(
+                PostChat(
+                    text=f"{who}'s {RULES_OWNED[stat]} set to {value} on the sheet; "
+                    "the rules follow.",
+                    whisper_to="gm",
+                )
+            )
+        tokens = w.tokens
+        for token in list(tokens) if step.every else sorted(step.touched):
+            if token not in tokens:
+                continue
+            stats = w.stats_to_write(token)
+            if stats:
+                self._emit(UpdateStats(token=token, stats=stats))
+            shown = w.conditions_to_show(token)
+            if shown is not None:
+                self._emit(UpdateConditions(token=token, conditions=shown[0], removed=shown[1]))
 
     def _emit(self, effect: BaseEffect) -> None:
         if self._step is not None:
@@ -743,25 +792,30 @@ class WorldRuntime:
             case TokenCreated():
                 w.put_token(ev.token)
                 self.index.anchor_moved(ev.token.id)
+                self._touch(ev.token.id)
             case TokenRemoved():
                 w.remove_token(ev.token)
             case TokenUpdated():
                 tok = w.tokens[ev.token]
+                before = w.sheet_values(tok.id) if ev.stats or ev.actor is not None else None
                 for f in ("name", "actor", "owners", "disposition", "hidden"):
                     value = getattr(ev, f)
                     if value is not None:
                         setattr(tok, f, value)
                 if ev.stats:
                     tok.stats.update(ev.stats)
-                w.refresh_character(tok.id)
+                w.refresh_character(tok.id, before)
+                self._touch(tok.id)
             case ActorUpdated():
+                linked = [t.id for t in w.tokens.values() if t.actor == ev.actor and t.linked]
+                befores = {t: w.sheet_values(t) for t in linked}
                 actor = w.actors.setdefault(ev.actor, Actor(id=ev.actor))
                 if ev.name is not None:
                     actor.name = ev.name
                 actor.stats.update(ev.stats)
-                for tok in w.tokens.values():
-                    if tok.actor == ev.actor and tok.linked:
-                        w.refresh_character(tok.id)
+                for tid in linked:
+                    w.refresh_character(tid, befores[tid])
+                    self._touch(tid)
             case SceneSnapshot():
                 self._ingest_snapshot(ev)
             case _:
@@ -772,13 +826,17 @@ class WorldRuntime:
         w.set_scene(Scene(id=ev.scene.id, name=ev.scene.name, grid=ev.scene.grid))
         for p in ev.players:
             w.players[p.id] = p
+        # what the sheets showed before this snapshot: a rules-owned value follows the sheet
+        # only where it changed
+        befores = {t.id: w.sheet_values(t.id) for t in ev.tokens if t.id in w.tokens}
         for a in ev.actors:
-            w.actors[a.id] = Actor(id=a.id, name=a.name, stats=dict(a.stats))
+            w.actors[a.id] = Actor(id=a.id, name=a.name, stats=dict(a.stats), vtt=dict(a.vtt))
         seen = set()
         for data in ev.tokens:
             data = data if data.scene else data.model_copy(update={"scene": ev.scene.id})
             seen.add(data.id)
-            w.put_token(data)
+            w.put_token(data, befores.get(data.id))
+        self._touch_all()
         for tid in [
             t.id for t in w.tokens.values() if t.id not in seen and t.scene in (None, ev.scene.id)
         ]:
@@ -1334,7 +1392,10 @@ class WorldRuntime:
                     lines.append(f"{r.reason}: {r.text}" if r.reason else r.text)
             if lines:
                 self._emit(PostChat(text="\n".join(lines)))
+        touched = self._step.touched if self._step is not None else set()
         for h in outcome.happened:
+            if h.actor is not None and h.kind not in _CHANGES_NOTHING_OWNED:
+                touched.add(h.actor)  # whom a rule acted on may have spent or gained something
             lapsed = h.data.get("choice_id")
             if lapsed and h.kind.endswith("_lapsed"):
                 for p in [p for p in w.prompts.values() if p.choice_id == lapsed]:

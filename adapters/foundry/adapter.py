@@ -2,7 +2,14 @@
 
 Inbound events are the hook names the companion module forwards (see :data:`INBOUND`); every
 command out is one Foundry call the module makes (``ChatMessage.create``, ``Token.update``,
-``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``).
+``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``, ``Actor.update``,
+``Actor.toggleStatusEffect``).
+
+What the rules change on a character goes back to its sheet through the same per-system table
+that read it (:mod:`adapters.foundry.systems`): ``Actor.update`` at the path each stat was read
+from (the snapshot records them in the actor's and token's ``vtt`` data), of the world actor for
+a linked token and of the token's synthetic actor (its delta) for an unlinked one. The conditions
+the rules put on a character show as the token's status effects, mapped in the same table.
 
 Our own writes are marked so the module does not send them back as new events: chat messages
 carry ``flags.vttbridge``, every update carries ``options.vttbridge`` (the module makes every
@@ -22,6 +29,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from adapters.base import Adapter, Command, Inbound, TranslationError
+from rules.characters import RULES_OWNED
 from rules.geometry import Cell, Grid
 from sdk import effects as fx
 from sdk import events as ev
@@ -49,7 +57,7 @@ from .models import (
     UpdateCombatant,
     UpdateToken,
 )
-from .systems import map_actor
+from .systems import map_actor, tables, write_value
 from .text import strip_html, to_html
 
 log = logging.getLogger(__name__)
@@ -149,7 +157,8 @@ class FoundryAdapter(Adapter):
         for i, t in enumerate(p.tokens):
             actor = actors.get(t.actorId or "")
             owners = [u for u in actor.owners() if u not in gms] if actor else []
-            stats = map_actor(t.delta, p.systemId) if t.delta and not t.actorLink else {}
+            paths: dict[str, dict[str, Any]] = {}
+            stats = map_actor(t.delta, p.systemId, paths) if t.delta and not t.actorLink else {}
             try:
                 tokens.append(
                     ev.TokenData(
@@ -163,7 +172,7 @@ class FoundryAdapter(Adapter):
                         disposition=max(-1, min(1, t.disposition)),
                         hidden=t.hidden,
                         stats=stats,
-                        **_token_extra(t),
+                        vtt=_token_vtt(t, p.systemId, paths),
                     )
                 )
             except ValueError as e:
@@ -345,6 +354,8 @@ class FoundryAdapter(Adapter):
         return [ev.CombatantRemoved(id=p.id, token=token)]
 
     def _in_updateActor(self, p: UpdateActor, world: Any) -> list[Event]:
+        if own_write(p.options):
+            return []  # the echo of our own Actor.update: the sheet shows what the rules wrote
         actor_id, token_id = _actor_target(p)
         if actor_id is None and token_id is None:
             raise TranslationError("missing_field", "updateActor names no actor.", "actorUuid")
@@ -385,6 +396,10 @@ class FoundryAdapter(Adapter):
                 return [self._set_initiative(effect)]
             case fx.AdvanceTurn():
                 return [self._advance(effect, world)]
+            case fx.UpdateStats():
+                return self._actor_update(effect, world)
+            case fx.UpdateConditions():
+                return self._statuses(effect, world)
         log.warning("Foundry adapter: no command for effect %s", type(effect).__name__)
         return []
 
@@ -451,6 +466,55 @@ class FoundryAdapter(Adapter):
             data["_id"] = scene
         return [Command(op="Scene.update", data=data, options={FLAG: {"bridge": True}})]
 
+    def _actor_update(self, u: fx.UpdateStats, world: Any) -> list[Command]:
+        """The rules' changes to a sheet: each stat at the path it was read from, else at the
+        table's first plain path; a stat read through ``map``/``modifier`` is left alone."""
+        tok = _token(world, u.token)
+        actor_id = _get(tok, "actor")
+        if tok is None or not actor_id:
+            log.info("Foundry adapter: token %s has no actor to write %s to", u.token, u.stats)
+            return []
+        vtt = _get(tok, "vtt") or {}
+        actor = (_get(world, "actors") or {}).get(actor_id)
+        paths = {**((_get(actor, "vtt") or {}).get("paths") or {}), **(vtt.get("paths") or {})}
+        table = tables().get(vtt.get("system"))
+        update: dict[str, Any] = {}
+        for stat, value in u.stats.items():
+            rule = paths.get(stat) or table.write_rule(stat)
+            written = write_value(rule, value) if rule else None
+            if written is None:
+                log.info("Foundry adapter: %s of %s is not written back (%s)", stat, u.token, rule)
+                continue
+            update[written[0]] = written[1]
+        if not update:
+            return []
+        data: dict[str, Any] = {"_id": actor_id, "update": update}
+        if not _get(tok, "linked", True):
+            data["tokenId"] = u.token
+            if _get(tok, "scene"):
+                data["sceneId"] = _get(tok, "scene")
+        return [Command(op="Actor.update", data=data, options={FLAG: {"bridge": True}})]
+
+    def _statuses(self, u: fx.UpdateConditions, world: Any) -> list[Command]:
+        """The token's conditions as status effects: on for each it is in, off for each it left;
+        conditions the table does not map are not shown."""
+        tok = _token(world, u.token)
+        if tok is None:
+            return []
+        table = tables().get((_get(tok, "vtt") or {}).get("system"))
+        toggles: dict[str, dict[str, Any]] = {}
+        for conditions, active in ((u.removed, False), (u.conditions, True)):
+            for c in conditions:
+                status = table.status(c)
+                if status is not None:  # one status may show two conditions: on wins
+                    toggles[status["id"]] = {**status, "active": active}
+        if not toggles:
+            return []
+        data: dict[str, Any] = {"tokenId": u.token, "statuses": list(toggles.values())}
+        if _get(tok, "scene"):
+            data["sceneId"] = _get(tok, "scene")
+        return [Command(op="Actor.toggleStatusEffect", data=data, options={FLAG: {"bridge": True}})]
+
     def _set_initiative(self, s: fx.SetInitiative) -> Command:
         data: dict[str, Any] = {"tokenId": s.token, "initiative": s.ic}
         return Command(op="Combatant.update", data=data, options={FLAG: {"bridge": True}})
@@ -493,9 +557,17 @@ def _attr(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _token_extra(tok: FToken) -> dict[str, Any]:
-    """Foundry-only token data the world keeps for us: its size in cells."""
-    return {"vtt": {"width": tok.width, "height": tok.height}}
+def _token_vtt(tok: FToken, system: str | None, paths: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Foundry-only token data the world keeps for us: its size in cells, the game system (its
+    table writes the rules' changes back), and the paths its own (delta) rules-owned stats were
+    read from."""
+    out: dict[str, Any] = {"width": tok.width, "height": tok.height}
+    if system:
+        out["system"] = system
+    owned = {k: v for k, v in paths.items() if k in RULES_OWNED}
+    if owned:
+        out["paths"] = owned
+    return out
 
 
 def _combat_data(c: FCombat) -> ev.CombatData:
@@ -551,7 +623,10 @@ def _damage(event_id: str, world: Any, tokens: list[str], stats: dict[str, Any])
 
 def _actor_data(a: FActor, system: str | None) -> ev.ActorData:
     doc = a.model_dump(by_alias=True)
-    return ev.ActorData(id=a.id, name=a.name, stats=map_actor(doc, system))
+    paths: dict[str, dict[str, Any]] = {}
+    stats = map_actor(doc, system, paths)
+    owned = {k: v for k, v in paths.items() if k in RULES_OWNED}
+    return ev.ActorData(id=a.id, name=a.name, stats=stats, vtt={"paths": owned} if owned else {})
 
 
 def _actor_target(p: UpdateActor) -> tuple[str | None, str | None]:

@@ -458,6 +458,7 @@ class UpdateActor(_Env):
     actorUuid: str | None = None
     actor: FActor | None = None
     changes: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
 INBOUND: dict[str, type[Inbound]] = {
@@ -547,6 +548,48 @@ class CombatDeleteData(BaseModel):
     id: str | None = Field(None, alias="_id")
 
 
+class ActorUpdateData(BaseModel):
+    """``actor.update(update)``: the rules' changes to a sheet, at the paths of the system's
+    table. ``tokenId`` (with ``sceneId``) names an unlinked token, whose synthetic actor
+    (``TokenDocument#actor``, its delta) is updated; without it, the world actor ``_id``."""
+
+    model_config = _DOC
+
+    id: str | None = Field(None, alias="_id")
+    tokenId: str | None = None
+    sceneId: str | None = None
+    update: dict[str, Any]
+    """Dotted paths to values, e.g. ``{"system.attributes.action_dice.value": 1}``."""
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ActorUpdateData:
+        if self.id is None and self.tokenId is None:
+            raise ValueError("name the actor by _id or the token by tokenId")
+        return self
+
+
+class StatusToggle(BaseModel):
+    """One status effect to turn on or off. ``name`` and ``img`` describe a status the module
+    registers in ``CONFIG.statusEffects`` when Foundry does not know it yet."""
+
+    id: str
+    active: bool
+    name: str | None = None
+    img: str | None = None
+
+
+class StatusEffectData(BaseModel):
+    """``token.actor.toggleStatusEffect(id, {active})`` for each status (v12+; v11:
+    ``token.toggleActiveEffect(status, {active})``): the conditions the rules put on the token's
+    character. The actor is the token's: the world actor when linked, else its synthetic one."""
+
+    model_config = _DOC
+
+    tokenId: str
+    sceneId: str | None = None
+    statuses: list[StatusToggle]
+
+
 OUTBOUND: dict[str, type[BaseModel]] = {
     "ChatMessage.create": ChatMessageData,
     "Token.update": TokenUpdateData,
@@ -554,4 +597,6 @@ OUTBOUND: dict[str, type[BaseModel]] = {
     "Combat.update": CombatUpdateData,
     "Combat.delete": CombatDeleteData,
     "Scene.update": SceneUpdateData,
+    "Actor.update": ActorUpdateData,
+    "Actor.toggleStatusEffect": StatusEffectData,
 }

@@ -19,14 +19,27 @@ Two things differ from Foundry and shape this module:
   Mod adds the page's geometry to each token event. Commands that place a token carry the cell
   too, and the Mod converts it with the page's live grid.
 
+Who follows whom: a token that represents a character follows that character's attributes (the
+Mod forwards those named ``<statPrefix><stat>``, ``vttb_move`` by default) whether or not a bar
+is linked; the bars the Mod's ``bars`` setting maps to stats are the token's own values over the
+character's. What the rules change goes back the same way (``setStats``, see
+:class:`adapters.roll20.models.SetStatsData`): to the token's bar for that stat when the bar
+holds it, else to the character's attribute, but only for the character's own token (a linked
+bar, or its only token on the page): five goblins sharing one sheet keep their stress in their
+bars, or in the bridge. Conditions show as status markers (``markers.json``), merged into the
+token's live ``statusmarkers``.
+
 The adapter keeps no state; what it needs beyond the payload it reads from the world.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import logging
+import os
 import re
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -51,10 +64,12 @@ from .models import (
     ChatMsg,
     DestroyGraphic,
     Graphic,
+    MarkerPatch,
     MoveWatch,
     Page,
     SendChatData,
     SetData,
+    SetStatsData,
     Snapshot,
     TurnOrderPatch,
     TurnRow,
@@ -88,7 +103,23 @@ OUTBOUND: dict[str, type[BaseModel]] = {
     "set": SetData,
     "Campaign.set": CampaignSetData,
     "watch": WatchData,
+    "setStats": SetStatsData,
 }
+MARKERS_ENV = "VTTBRIDGE_ROLL20_MARKERS"
+
+
+def load_markers(extra: str | None = None) -> dict[str, str]:
+    """Condition -> status marker: ``markers.json`` here, then the file ``extra`` names (by
+    default ``$VTTBRIDGE_ROLL20_MARKERS``), whose entries win (``null`` drops one)."""
+    table: dict[str, str | None] = {}
+    extra = os.environ.get(MARKERS_ENV) if extra is None else extra
+    for path in [Path(__file__).with_name("markers.json"), *([Path(extra)] if extra else [])]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            table.update(data.get("markers", {}))
+        except (OSError, ValueError, AttributeError) as e:
+            log.error("Roll20 markers table %s cannot be read: %s", path, e)
+    return {str(c): str(m) for c, m in table.items() if m}
 
 
 # -- reading the world ---------------------------------------------------------------------------
@@ -211,6 +242,9 @@ class Roll20Adapter(Adapter):
     inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
 
+    def __init__(self, markers: dict[str, str] | None = None) -> None:
+        self.markers = load_markers() if markers is None else dict(markers)
+
     # =============================================================================================
     # in
     # =============================================================================================
@@ -315,7 +349,9 @@ class Roll20Adapter(Adapter):
                 actor=g.represents or None,
                 cell=_cell(g.left, g.top, px),
                 scene=scene or g.pageid or None,
-                linked=g.linked,
+                # a token that represents a character follows its attributes, linked bar or
+                # not (its mapped bars are its own values on top); without one, nothing to follow
+                linked=True,
                 owners=owners,
                 disposition=1 if owners else -1,
                 hidden=g.layer == "gmlayer",
@@ -583,6 +619,10 @@ class Roll20Adapter(Adapter):
                 return [self._set_initiative(effect, world)]
             case fx.AdvanceTurn():
                 return [self._advance(effect, world)]
+            case fx.UpdateStats():
+                return [self._set_stats(effect, world)]
+            case fx.UpdateConditions():
+                return self._markers(effect)
         kind = str(getattr(effect, "type", type(effect).__name__))
         if kind.endswith("watch_moves"):
             return [self._watch(effect, world)]
@@ -645,6 +685,28 @@ class Roll20Adapter(Adapter):
         if not attrs:
             return []
         data = SetData(id=u.token, attrs=attrs, cell=cell)
+        return [Command(op="set", data=data.model_dump(exclude_none=True))]
+
+    def _set_stats(self, u: fx.UpdateStats, world: Any) -> Command:
+        """The rules' changes to a token's stats; the Mod writes each to the bar its ``bars``
+        setting maps to the stat, else to the character's ``<statPrefix><stat>`` attribute."""
+        data = SetStatsData(
+            token=u.token, character=_get(_token(world, u.token), "actor") or None, stats=u.stats
+        )
+        return Command(op="setStats", data=data.model_dump())
+
+    def _markers(self, u: fx.UpdateConditions) -> list[Command]:
+        """The token's conditions as status markers, merged into the live ones (a marker the
+        GM put there for something else stays, unless a condition it shows ended)."""
+        add = list(dict.fromkeys(self.markers[c] for c in u.conditions if c in self.markers))
+        remove = [
+            m
+            for m in dict.fromkeys(self.markers[c] for c in u.removed if c in self.markers)
+            if m not in add
+        ]
+        if not add and not remove:
+            return []
+        data = SetData(id=u.token, markers=MarkerPatch(add=add, remove=remove))
         return [Command(op="set", data=data.model_dump(exclude_none=True))]
 
     def _set_initiative(self, s: fx.SetInitiative, world: Any) -> Command:

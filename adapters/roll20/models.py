@@ -103,7 +103,8 @@ class Graphic(R20Model):
 
     @property
     def linked(self) -> bool:
-        """Any bar linked to a character attribute: the token follows its character sheet."""
+        """Any bar linked to a character attribute (the character's own token, by Roll20's
+        convention; every token that ``represents`` a character follows its attributes)."""
         return any(getattr(self, f"{b}_link") for b in BAR_NAMES)
 
     def bar(self, name: str) -> tuple[str, str]:
@@ -376,15 +377,38 @@ class CellRef(BaseModel):
     y: int
 
 
+class MarkerPatch(BaseModel):
+    """Status markers to put on a token and take off it, merged into its live
+    ``statusmarkers`` (the others stay as they are)."""
+
+    add: list[str] = Field(default_factory=list)
+    remove: list[str] = Field(default_factory=list)
+
+
 class SetData(BaseModel):
     """``getObj(type, id).set(attrs)``. ``cell``, when given, is where the token's centre goes;
     the Mod turns it into ``left``/``top`` with the page's live grid (so a page rescaled since
-    the bridge last heard of it still gets the right pixels)."""
+    the bridge last heard of it still gets the right pixels). ``markers`` changes its status
+    markers (the conditions the rules put on its character)."""
 
     type: Literal["graphic"] = "graphic"
     id: str
     attrs: dict[str, Any] = Field(default_factory=dict)
     cell: CellRef | None = None
+    markers: MarkerPatch | None = None
+
+
+class SetStatsData(BaseModel):
+    """The rules' changes to a token's stats (``rules.characters.RULES_OWNED``), written where
+    they are read from. For each, the Mod sets the bar its ``bars`` setting maps to the stat when
+    that bar is linked (its attribute) or holds a number; else the ``<statPrefix><stat>``
+    attribute of ``character`` (created when missing) when the token is that character's own (a
+    linked bar, or its only token on the page); else the mapped bar, empty as it is; else it
+    reports the stat as ``skipped`` (the value stays the bridge's)."""
+
+    token: str
+    character: str | None = None
+    stats: dict[str, Any]
 
 
 class TurnRow(BaseModel):

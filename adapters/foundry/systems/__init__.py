@@ -23,6 +23,21 @@ A rule is a dotted path, or an object with ``path`` and optionally ``map`` (valu
 Values are coerced to the stat's type; one that cannot be (text in a number field) is skipped
 with a warning, never an error: actor sheets hold all sorts of things.
 
+The same rules write back what the rules change (``rules.characters.RULES_OWNED``: action dice,
+stress, wound and vitality points): to the path the value was read from (``scale``/``offset``
+undone), else to the table's first plain path for the stat (for the default table
+``flags.vttbridge.stats.<stat>``, which every later read tries first). A value read through
+``map`` or ``modifier`` cannot be written back: the sheet keeps its own, the rules theirs.
+
+``conditions`` maps the conditions the rules put on a character (``rules.conditions``) to the
+Foundry status effect that shows them on the token: an object with the status ``id`` and, for a
+status the module registers itself, its ``name`` and ``img``; ``null`` shows nothing::
+
+    "conditions": {
+      "dead": {"id": "dead"},
+      "readied": {"id": "vttbridge-readied", "name": "Readied", "img": "icons/svg/sword.svg"}
+    }
+
 Tables are found in this folder, then in the folders of ``VTTBRIDGE_FOUNDRY_SYSTEMS``
 (``os.pathsep``-separated, later ones win), then in those passed to :func:`load_tables`. A module
 author ships a table for another game system by dropping a file in one of them, or by calling
@@ -66,19 +81,42 @@ class SystemTable:
             if stat != "*" and stat not in Character.model_fields:
                 raise ValueError(f"system table {self.system!r}: unknown stat {stat!r}")
             self.stats[stat] = [_rule(r, self.system, stat) for r in _as_list(rules)]
+        conditions = data.get("conditions", {})
+        if not isinstance(conditions, Mapping):
+            raise ValueError(f"system table {self.system!r}: 'conditions' must be an object")
+        self.conditions: dict[str, dict[str, Any] | None] = {
+            str(c): _status(v, self.system, str(c)) for c, v in conditions.items()
+        }
 
     def rules(self, stat: str) -> list[dict[str, Any]]:
         own = [*self.stats.get(stat, ()), *self.stats.get("*", ())]
         return own + (self.parent.rules(stat) if self.parent else [])
 
-    def map(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        """Stats found in ``doc`` (a full actor document or an update's differential)."""
+    def status(self, condition: str) -> dict[str, Any] | None:
+        """The status effect showing ``condition`` (``{"id", "name"?, "img"?}``), or None."""
+        if condition in self.conditions:
+            return self.conditions[condition]
+        return self.parent.status(condition) if self.parent else None
+
+    def write_rule(self, stat: str) -> dict[str, Any] | None:
+        """Where to write ``stat`` when it was not read from the sheet: the first plain path."""
+        for rule in self.rules(stat):
+            if set(rule) == {"path"}:
+                return {"path": rule["path"].replace("{stat}", stat)}
+        return None
+
+    def map(
+        self, doc: Mapping[str, Any], paths: dict[str, dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """Stats found in ``doc`` (a full actor document or an update's differential).
+        ``paths``, when given, receives the rule each stat was read with (its path filled in)."""
         out: dict[str, Any] = {}
         for stat, field in Character.model_fields.items():
             if stat in UNMAPPED:
                 continue
             for rule in self.rules(stat):
-                raw = _get(doc, rule["path"].replace("{stat}", stat))
+                path = rule["path"].replace("{stat}", stat)
+                raw = _get(doc, path)
                 if raw is MISSING or raw is None:
                     continue
                 value = _apply(rule, raw)
@@ -93,8 +131,36 @@ class SystemTable:
                     )
                     continue
                 out[stat] = coerced
+                if paths is not None:
+                    paths[stat] = {**rule, "path": path}
                 break
         return out
+
+
+def write_value(rule: Mapping[str, Any], value: Any) -> tuple[str, Any] | None:
+    """``(path, value to store)`` that reads back as ``value`` under ``rule``, or None when the
+    rule cannot be undone (``map``, ``modifier``)."""
+    if "map" in rule or rule.get("transform") == "modifier":
+        return None
+    if "scale" in rule or "offset" in rule:
+        scale = rule.get("scale", 1)
+        if not scale:
+            return None
+        raw = (value - rule.get("offset", 0)) / scale
+        value = int(raw) if float(raw).is_integer() else raw
+    return str(rule["path"]), value
+
+
+def _status(value: Any, system: str, condition: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = {"id": value}
+    if isinstance(value, Mapping) and isinstance(value.get("id"), str) and value["id"]:
+        return {k: str(v) for k, v in value.items() if k in ("id", "name", "img")}
+    raise ValueError(
+        f"system table {system!r}, condition {condition!r}: a status is {{'id': ...}} or null"
+    )
 
 
 def _as_list(rules: Any) -> list[Any]:
@@ -272,6 +338,9 @@ def register_table(data: Mapping[str, Any]) -> None:
     tables().add(data)
 
 
-def map_actor(doc: Mapping[str, Any], system: str | None) -> dict[str, Any]:
-    """Character stats of an actor document (or differential) under ``system``'s table."""
-    return tables().get(system).map(doc)
+def map_actor(
+    doc: Mapping[str, Any], system: str | None, paths: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Character stats of an actor document (or differential) under ``system``'s table
+    (``paths``: see :meth:`SystemTable.map`)."""
+    return tables().get(system).map(doc, paths)

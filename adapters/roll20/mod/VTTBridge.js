@@ -9,8 +9,16 @@
 //     (data is URI-encoded JSON, split into chunks when long). The relay reads it from the chat
 //     log and forwards it to the bridge.
 //   - The relay posts the bridge's commands back as `!vttbridge <URI-encoded JSON>`; this script
-//     runs them (`sendChat`, `set` on a graphic, `Campaign.set` of the turn order merged with the
-//     live order, `watch`) and answers each with a hidden `result` whisper.
+//     runs them (`sendChat`, `set` on a graphic (status markers merged with its live ones),
+//     `Campaign.set` of the turn order merged with the live order, `watch`, `setStats`: what the
+//     rules changed on a character) and answers each with a hidden `result` whisper.
+//
+// `setStats` writes each stat where it is read from: the token's bar the `bars` setting maps to
+// it when the bar is linked (its attribute) or holds a number; else the `<statPrefix><stat>`
+// attribute of the character the token represents, created when missing, when the token is the
+// character's own (a linked bar, or its only token on the page); else that bar, empty as it is.
+// Tokens sharing one character (five goblins) are never given one another's values; a stat with
+// nowhere to go is reported as skipped.
 //
 // GM commands: `!vttbridge --status`, `--help`, `--snapshot`, `--set <key> <value>`, `--reset`.
 // Settings live in `state.VTTBridge` with a schema version.
@@ -19,7 +27,7 @@
 // trigger a Ready on its *attempt* (the bridge says which with `watch`) is put back to its `prev`
 // position at once and forwarded as `held`; the bridge resolves the Ready, then completes the
 // move with a `set` (or not). If nothing comes within `holdTimeout` seconds the move goes through.
-/* global on, sendChat, getObj, findObjs, Campaign, state, playerIsGM, log */
+/* global on, sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log */
 var VTTBridge =
   VTTBridge ||
   (function () {
@@ -484,6 +492,7 @@ var VTTBridge =
       }
       if (seq) s.applied[world] = Math.max(last, seq);
       if (res && res.code) return { seq: seq, ok: false, error: res };
+      if (res && res.skipped) return { seq: seq, ok: true, skipped: res.skipped };
       return { seq: seq, ok: true };
     }
 
@@ -502,6 +511,8 @@ var VTTBridge =
         case "release":
           releaseHold(data.id, false);
           return null;
+        case "setStats":
+          return setStats(data);
         default:
           return { code: "unknown_op", message: "no such operation: " + op };
       }
@@ -516,6 +527,7 @@ var VTTBridge =
       Object.keys(data.attrs || {}).forEach(function (k) {
         if (k.charAt(0) !== "_") attrs[k] = data.attrs[k];
       });
+      if (data.markers) attrs.statusmarkers = mergeMarkers(obj.get("statusmarkers"), data.markers);
       if (data.cell) {
         var px = cellPx(obj.get("_pageid"));
         attrs.left = (Number(data.cell.x) + 0.5) * px;
@@ -533,6 +545,83 @@ var VTTBridge =
       obj.set(attrs);
       lastSig[obj.id] = signature(graphicJSON(obj));
       return null;
+    }
+
+    function mergeMarkers(text, patch) {
+      var name = function (m) {
+        return String(m).split("@")[0];
+      };
+      var drop = {};
+      (patch.remove || []).forEach(function (m) {
+        drop[m] = true;
+      });
+      var list = String(text || "").split(",").filter(function (m) {
+        return m && !drop[name(m)];
+      });
+      (patch.add || []).forEach(function (m) {
+        if (!list.some(function (x) { return name(x) === m; })) list.push(m);
+      });
+      return list.join(",");
+    }
+
+    // -- the rules' changes to a character --------------------------------------------------------
+    function barFor(stat) {
+      var bars = st().settings.bars || {};
+      return ["bar1", "bar2", "bar3"].filter(function (b) {
+        return bars[b] === stat;
+      })[0] || null;
+    }
+
+    function ownToken(obj, cid) {
+      if (!obj) return true;
+      if (["bar1", "bar2", "bar3"].some(function (b) { return obj.get(b + "_link"); })) return true;
+      return !findObjs({ _type: "graphic", _pageid: obj.get("_pageid"), represents: cid }).some(function (g) {
+        return g.id !== obj.id;
+      });
+    }
+
+    function attribute(cid, name) {
+      var low = name.toLowerCase();
+      var found = findObjs({ _type: "attribute", _characterid: cid }).filter(function (a) {
+        return String(a.get("name") || "").toLowerCase() === low;
+      })[0];
+      return found || createObj("attribute", { characterid: cid, name: name, current: "" });
+    }
+
+    function setAttr(attr, value) {
+      // with the sheet's workers, so a sheet that computes from the attribute stays right
+      if (typeof attr.setWithWorker === "function") attr.setWithWorker({ current: value });
+      else attr.set({ current: value });
+    }
+
+    function setStats(data) {
+      var obj = data.token ? getObj("graphic", data.token) : null;
+      if (data.token && !obj) return { code: "unknown_token", message: "no graphic " + data.token };
+      var cid = data.character || (obj && obj.get("represents")) || "";
+      var prefix = st().settings.statPrefix;
+      var skipped = [];
+      var own = Boolean(cid && prefix && getObj("character", cid) && ownToken(obj, cid));
+      Object.keys(data.stats || {}).forEach(function (stat) {
+        var value = data.stats[stat];
+        var bar = obj && barFor(stat);
+        var link = bar ? obj.get(bar + "_link") : "";
+        var shown = bar ? String(obj.get(bar + "_value") === undefined ? "" : obj.get(bar + "_value")).trim() : "";
+        var linked = link ? getObj("attribute", link) : null;
+        if (linked) {
+          setAttr(linked, value);
+        } else if (bar && ((shown !== "" && !isNaN(Number(shown))) || !own)) {
+          // the bar is where the bridge reads this token's value (or its only place)
+          var attrs = {};
+          attrs[bar + "_value"] = String(value);
+          obj.set(attrs);
+        } else if (own) {
+          setAttr(attribute(cid, prefix + stat), value);
+        } else {
+          skipped.push(stat);
+        }
+      });
+      if (obj) lastSig[obj.id] = signature(graphicJSON(obj));
+      return skipped.length ? { skipped: skipped } : null;
     }
 
     function setWatch(data) {

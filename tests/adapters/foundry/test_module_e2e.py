@@ -146,10 +146,27 @@ def test_module_under_node(npm_installed: None, bridge: Served) -> None:
     assert state["ready"] == [] and state["encounter"]["round"] == 2
 
 
+def test_rules_changes_reach_sheets_and_tokens(npm_installed: None, bridge: Served) -> None:
+    """A spent action die, stress and a crack strike's wound points go to the sheets (the
+    actor, an unlinked token's delta) and stay across a re-sent scene; the stand off shows as
+    status effects; a GM's edit on the sheet is followed."""
+    env = _env(bridge)
+    out = _node_test("test/sheets.test.mjs", env)
+    assert "# skipped 0" in out
+    req = urllib.request.Request(
+        f"{bridge.url}/api/worlds/{env['VTTBRIDGE_WORLD']}/state",
+        headers={"Authorization": f"Bearer {env['VTTBRIDGE_KEY']}"},
+    )
+    state = json.loads(urllib.request.urlopen(req, timeout=5).read())
+    assert state["standoffs"][0]["active"] is False and state["standoffs"][0]["end_reason"] == (
+        "damage"
+    )
+
+
 def test_module_unit_tests(npm_installed: None) -> None:
     """The module's pieces without a bridge: commands fixture, holds, the player relay."""
     out = _node_test("test/unit.test.mjs test/relay.test.mjs", {})
-    assert re.search(r"^# pass 13$", out, re.M), out
+    assert re.search(r"^# pass 15$", out, re.M), out
 
 
 def test_bundle_in_chromium(npm_installed: None, bridge: Served) -> None:

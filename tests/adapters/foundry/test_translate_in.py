@@ -489,3 +489,9 @@ def test_held_move_refused_without_the_holds_script(adapter):
     with pytest.raises(TranslationError) as e:
         translate(adapter, "preUpdateToken", fixture("preUpdateToken"), warehouse())
     assert e.value.code == "not_holding"
+
+
+def test_our_own_actor_update_is_not_a_sheet_edit(adapter):
+    payload = fixture("updateActor")
+    payload["options"] = {"vttbridge": {"bridge": True, "seq": 12}}
+    assert translate(adapter, "updateActor", payload, warehouse()) == []

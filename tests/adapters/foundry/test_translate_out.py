@@ -8,7 +8,7 @@ from rules.geometry import Cell, Grid
 from sdk import effects as fx
 from sdk.builtins.holds import MoveWatch, ReleaseMove, WatchMoves
 from sdk.events import Player
-from sdk.world import Scene, World
+from sdk.world import Actor, Scene, World
 
 from .conftest import fixture
 from .test_translate_in import warehouse
@@ -58,10 +58,27 @@ def test_every_command_validates_against_its_schema(adapter):
         fx.AdvanceTurn(round=0, token=None),
         WatchMoves(scene="NUEDEFAULTSCENE0", watches=[MoveWatch(cells=[(1, 2)])]),
         ReleaseMove(hold="e1", token="tKevin0000000001", cell=Cell(x=1, y=2)),
+        fx.UpdateStats(token="Zq9XbC2dE4fG6hJ8", stats={"wounds": -1}),
+        fx.UpdateConditions(token="tKevin0000000001", conditions=["standoff"], removed=["dead"]),
     ]
+    ops = set()
     for eff in effects:
         for cmd in adapter.translate_out(eff, world):
             OUTBOUND[cmd.op].model_validate(cmd.data)
+            ops.add(cmd.op)
+    assert {"Actor.update", "Actor.toggleStatusEffect"} <= ops
+
+
+def test_the_write_back_is_in_the_published_schemas(adapter):
+    import json
+
+    from adapters.bridge.schema import schemas
+
+    found = schemas([adapter])
+    assert "foundry/out/Actor.update.json" in found
+    assert "foundry/out/Actor.toggleStatusEffect.json" in found
+    effect = json.dumps(found["domain/effect.json"][1])
+    assert '"update_stats"' in effect and '"update_conditions"' in effect
 
 
 def test_whispers(adapter):
@@ -204,3 +221,121 @@ def test_json_schemas():
         schema = model.model_json_schema()
         assert schema["type"] == "object"
     assert "id" in INBOUND["snapshot"].model_json_schema()["required"]
+
+
+# -- the rules' changes back to the sheet ----------------------------------------------------------
+
+
+def _sheets(adapter, system: str | None = "worldbuilding") -> World:
+    """The warehouse after a snapshot of sheets: Kevin's on his actor, the Thug's in his delta."""
+    snap = fixture("snapshot")
+    snap["systemId"] = system
+    snap["actors"] = [
+        {
+            "_id": "aKevin0000000001",
+            "name": "Kevin",
+            "type": "character",
+            "system": {"attributes": {"spycraft": {"action_dice": {"value": 2}}}},
+        },
+        {"_id": "a1B2c3D4e5F6g7H8", "name": "Thug", "type": "npc", "system": {}},
+    ]
+    thug = next(t for t in snap["tokens"] if t["_id"] == "Zq9XbC2dE4fG6hJ8")
+    thug["delta"] = {"system": {"attributes": {"wounds": {"value": 8}}}}
+    model = adapter.inbound["snapshot"].model_validate(snap)
+    (ev_snap,) = adapter.translate_in("snapshot", model, None)
+    world = World(id="w")
+    world.set_scene(Scene(id="NUEDEFAULTSCENE0"))
+    for a in ev_snap.actors:
+        world.actors[a.id] = Actor(id=a.id, name=a.name, stats=a.stats, vtt=a.vtt)
+    for t in ev_snap.tokens:
+        world.put_token(t)
+    return world
+
+
+def test_stats_go_back_where_they_were_read_from(adapter):
+    world = _sheets(adapter)
+    assert world.encounter.characters["tKevin0000000001"].action_dice == 2
+    (cmd,) = out(adapter, fx.UpdateStats(token="tKevin0000000001", stats={"action_dice": 1}), world)
+    assert cmd.op == "Actor.update"
+    assert cmd.data == {
+        "_id": "aKevin0000000001",
+        "update": {"system.attributes.spycraft.action_dice.value": 1},
+    }
+    assert cmd.options == {FLAG: {"bridge": True}}
+    OUTBOUND["Actor.update"].model_validate(cmd.data)
+    # a stat the sheet never showed: the table's first plain path (read first ever after)
+    (cmd,) = out(adapter, fx.UpdateStats(token="tKevin0000000001", stats={"stress": 3}), world)
+    assert cmd.data["update"] == {"system.attributes.spycraft.stress.value": 3}
+    world.tokens["tKevin0000000001"].vtt.pop("system")  # no table of its own: the default's
+    (cmd,) = out(adapter, fx.UpdateStats(token="tKevin0000000001", stats={"stress": 3}), world)
+    assert cmd.data["update"] == {"flags.vttbridge.stats.stress": 3}
+
+
+def test_an_unlinked_tokens_stats_go_to_its_synthetic_actor(adapter):
+    world = _sheets(adapter)
+    (cmd,) = out(adapter, fx.UpdateStats(token="Zq9XbC2dE4fG6hJ8", stats={"wounds": -1}), world)
+    assert cmd.data == {
+        "_id": "a1B2c3D4e5F6g7H8",
+        "tokenId": "Zq9XbC2dE4fG6hJ8",
+        "sceneId": "NUEDEFAULTSCENE0",
+        "update": {"system.attributes.wounds.value": -1},
+    }
+
+
+def test_scaled_stats_are_undone_and_mapped_ones_left_alone(adapter):
+    from adapters.foundry.systems import register_table
+
+    register_table(
+        {
+            "system": "scaled-test",
+            "stats": {
+                "stress": [{"path": "system.strain", "scale": 2, "offset": 1}],
+                "wounds": [{"path": "system.hp", "transform": "modifier"}],
+            },
+        }
+    )
+    world = _sheets(adapter, "scaled-test")
+    world.actors["aKevin0000000001"].vtt = {
+        "paths": {
+            "stress": {"path": "system.strain", "scale": 2, "offset": 1},
+            "wounds": {"path": "system.hp", "transform": "modifier"},
+        }
+    }
+    stats = {"stress": 7, "wounds": 3}
+    (cmd,) = out(adapter, fx.UpdateStats(token="tKevin0000000001", stats=stats), world)
+    assert cmd.data["update"] == {"system.strain": 3}  # 3 * 2 + 1 reads back as 7
+
+
+def test_conditions_are_status_effects(adapter):
+    world = _sheets(adapter)
+    effect = fx.UpdateConditions(
+        token="Zq9XbC2dE4fG6hJ8", conditions=["standoff", "scripted-only"], removed=["readied"]
+    )
+    (cmd,) = out(adapter, effect, world)
+    assert cmd.op == "Actor.toggleStatusEffect"
+    assert cmd.data == {
+        "tokenId": "Zq9XbC2dE4fG6hJ8",
+        "sceneId": "NUEDEFAULTSCENE0",
+        "statuses": [
+            {
+                "id": "vttbridge-readied",
+                "name": "Readied",
+                "img": "icons/svg/sword.svg",
+                "active": False,
+            },
+            {
+                "id": "vttbridge-standoff",
+                "name": "In a stand off",
+                "img": "icons/svg/target.svg",
+                "active": True,
+            },
+        ],
+    }
+    OUTBOUND["Actor.toggleStatusEffect"].model_validate(cmd.data)
+    (dead,) = out(
+        adapter, fx.UpdateConditions(token="tKevin0000000001", conditions=["dead"]), world
+    )
+    assert dead.data["statuses"] == [{"id": "dead", "active": True}]  # Foundry's own
+    assert (
+        out(adapter, fx.UpdateConditions(token="tKevin0000000001", conditions=["x"]), world) == []
+    )

@@ -106,7 +106,7 @@ def test_the_adapter_is_servable_and_publishes_schemas() -> None:
     names = set(schemas([adapter]))
     for event in ("snapshot", "change_graphic", "change_campaign_turnorder", "chat_message"):
         assert f"roll20/in/{event}.json" in names
-    for op in ("sendChat", "set", "Campaign.set", "watch"):
+    for op in ("sendChat", "set", "Campaign.set", "watch", "setStats"):
         assert f"roll20/out/{op}.json" in names
 
 
@@ -202,3 +202,75 @@ async def test_a_move_and_a_turn_order_round_trip(
     assert any(m.get("current") for m in merges)
     seqs = [c["seq"] for c in relay.commands]
     assert seqs == sorted(seqs)
+
+
+async def test_a_sheet_change_reaches_every_token_of_its_character(
+    served: tuple[str, str, Bridge],
+) -> None:
+    """Two tokens represent one character, neither with a linked bar: a change of its
+    ``vttb_move`` reaches both (a token's mapped bars stay its own)."""
+    url, key, bridge = served
+    r = Relay()
+    auth = {"world": "cave", "key": key, "client": CLIENT}
+    await r.sio.connect(url, namespaces=[NS], auth=auth, transports=["websocket"], wait_timeout=5)
+    try:
+        gob = {"_pageid": "-OPage01", "represents": "-OCharGob", "top": 105}
+        snap = {
+            "id": "snap-gob",
+            "page": fixture("page.json"),
+            "graphics": [
+                {**gob, "_id": "-OTokGobA", "name": "Goblin A", "left": 35},
+                {**gob, "_id": "-OTokGobB", "name": "Goblin B", "left": 105, "bar2_value": "4"},
+            ],
+            "characters": [{"_id": "-OCharGob", "name": "Goblin", "stats": {"move": "20"}}],
+            "bars": {"bar1": "hp", "bar2": "stress"},
+        }
+        assert (await r.send("snapshot", snap))["ok"]
+        chars = bridge.worlds["cave"].runtime.world.encounter.characters
+        assert (chars["-OTokGobA"].move, chars["-OTokGobB"].move) == (20, 20)
+        change = {
+            "id": "attr-1",
+            "obj": {"_id": "-OAttr", "_characterid": "-OCharGob", "name": "move", "current": "35"},
+            "prev": {"current": "20"},
+        }
+        assert (await r.send("change:attribute", change))["ok"]
+        assert (chars["-OTokGobA"].move, chars["-OTokGobB"].move) == (35, 35)
+        assert (chars["-OTokGobA"].stress, chars["-OTokGobB"].stress) == (0, 4)  # B's own bar
+
+        # the rules' changes go back as setStats, the conditions as markers
+        chat = fixture("chat-api.json")
+        chat["msg"] |= {"content": "!stats -OTokGobB stress=6", "selected": []}
+        chat["playerIsGM"] = True
+        assert (await r.send("chat:message", chat))["ok"]
+        await r.settle()
+        [cmd] = [c for c in r.commands if c["op"] == "setStats"]
+        assert cmd["data"] == {
+            "token": "-OTokGobB",
+            "character": "-OCharGob",
+            "stats": {"stress": 6},
+        }
+        Roll20Adapter.outbound["setStats"].model_validate(cmd["data"])
+    finally:
+        await r.sio.disconnect()
+
+
+def test_conditions_become_markers() -> None:
+    from sdk import effects as fx
+    from sdk.world import World
+
+    adapter = Roll20Adapter()
+    effect = fx.UpdateConditions(
+        token="-OTokA", conditions=["dying", "standoff", "own-script-thing"], removed=["readied"]
+    )
+    [cmd] = adapter.translate_out(effect, World(id="w"))
+    assert cmd.op == "set"
+    assert cmd.data == {
+        "type": "graphic",
+        "id": "-OTokA",
+        "attrs": {},
+        "markers": {"add": ["half-heart", "archery-target"], "remove": ["sentry-gun"]},
+    }
+    assert adapter.translate_out(fx.UpdateConditions(token="-OTokA", conditions=["x"]), None) == []
+    mine = Roll20Adapter(markers={"standoff": "red"})
+    [cmd] = mine.translate_out(fx.UpdateConditions(token="-OTokA", conditions=["standoff"]), None)
+    assert cmd.data["markers"] == {"add": ["red"], "remove": []}

@@ -6,6 +6,10 @@
   port with a temporary SQLite file; plays a Fallout: Equestria ambush.
 - ``e2e-ready.test.mjs``: the same stack, Spycraft 2.0: a Ready on a move's attempt, the move
   held by the Mod and completed by the bridge.
+- ``e2e-sheets.test.mjs``: the same stack, Spycraft 2.0: what the rules change (a spent action
+  die, stress, a crack strike's wound points) reaches the sheets' attributes and the tokens'
+  bars and stays across a re-sent snapshot, a sheet edit and a restart; a stand off shows as
+  status markers; the GM's own sheet edit is followed.
 
 Needs Node.js 20+ and npm. ``npm ci`` runs here when ``node_modules`` is missing (CI may run it
 beforehand), and the relay is always rebuilt so the bundle under test is the current source.
@@ -85,3 +89,7 @@ def test_end_to_end_foe_ambush(relay_built: Path) -> None:
 
 def test_end_to_end_ready_on_a_held_move(relay_built: Path) -> None:
     _node_test(relay_built, "e2e-ready.test.mjs")
+
+
+def test_end_to_end_the_rules_changes_reach_sheets_and_tokens(relay_built: Path) -> None:
+    _node_test(relay_built, "e2e-sheets.test.mjs")

@@ -2,7 +2,9 @@
 //
 // On the primary active GM's client it opens a socket.io connection to a vttbridge server,
 // forwards token, chat, combat and actor hooks, and applies the commands the server sends back
-// (one Foundry call each, acknowledged). On every client it holds the token moves the server
+// (one Foundry call each, acknowledged): chat, token moves, initiative, turns, and what the rules
+// change on a character: its sheet (Actor.update: the world actor of a linked token, the
+// synthetic actor of an unlinked one) and the status effects on its token. On every client it holds the token moves the server
 // watches (a Ready on the attempt) and renders answer buttons in the server's questions.
 //
 // Protocol: shared/DESIGN.md "Wire protocol (version 1)"; hold protocol:
@@ -324,6 +326,10 @@ export class Bridge {
         await scene.update(update, options);
         return null;
       }
+      case "Actor.update":
+        return this.applyActorUpdate(data, options);
+      case "Actor.toggleStatusEffect":
+        return this.applyStatuses(data);
       default:
         throw new CommandError("unknown_op", `This module does not know the command ${msg.op}.`);
     }
@@ -348,6 +354,30 @@ export class Bridge {
     }
     await token.update(update, options);
     if ("x" in update || "y" in update) this.positions.set(token.id, { x: token.x, y: token.y });
+    return null;
+  }
+
+  findToken(sceneId, tokenId) {
+    const scene = (sceneId && game.scenes?.get(sceneId)) || activeScene();
+    const token = scene?.tokens?.get(tokenId);
+    if (!token) throw new CommandError("unknown_token", `No token ${tokenId} on the scene.`);
+    return token;
+  }
+
+  /** The rules' changes to a sheet. An unlinked token's are its own: its synthetic actor
+   * (TokenDocument#actor) keeps them in the token's delta. Marked as ours, so the updateActor
+   * hook that follows is not sent back. */
+  async applyActorUpdate(data, options) {
+    const actor = data.tokenId ? this.findToken(data.sceneId, data.tokenId).actor : game.actors?.get(data._id);
+    if (!actor) throw new CommandError("unknown_actor", `No actor ${data._id ?? data.tokenId}.`);
+    await actor.update(data.update ?? {}, options);
+    return null;
+  }
+
+  /** The conditions the rules put on a character, as status effects on its token. */
+  async applyStatuses(data) {
+    const token = this.findToken(data.sceneId, data.tokenId);
+    for (const s of data.statuses ?? []) await setStatus(token, statusEffect(s), Boolean(s.active));
     return null;
   }
 
@@ -539,6 +569,31 @@ function combatData(combat) {
 function turnOf(combat) {
   const current = combat.turns?.[combat.turn ?? -1];
   return { round: combat.round, turn: combat.turn, tokenId: current?.tokenId ?? null, combatantId: current?.id ?? null };
+}
+
+/** The status effect `id` as CONFIG.statusEffects holds it, registered first when Foundry does
+ * not know it yet (the bridge's own: name and icon come with the command). */
+export function statusEffect({ id, name, img }) {
+  const config = globalThis.CONFIG ?? (globalThis.CONFIG = {});
+  const v12 = Number(game.release?.generation ?? 12) >= 12;
+  const entry = v12 ? { id, name: name ?? id, img } : { id, name: name ?? id, label: name ?? id, icon: img };
+  const list = config.statusEffects ?? (config.statusEffects = []);
+  if (Array.isArray(list)) {
+    const known = list.find((e) => e.id === id);
+    if (known) return known;
+    if (name || img) list.push(entry);
+    return entry;
+  }
+  if (!list[id] && (name || img)) list[id] = entry; // v14 keys them by id
+  return list[id] ?? entry;
+}
+
+async function setStatus(token, status, active) {
+  const actor = token.actor;
+  if (typeof actor?.toggleStatusEffect === "function") return actor.toggleStatusEffect(status.id, { active }); // v12+
+  if (typeof token.toggleActiveEffect === "function") return token.toggleActiveEffect(status, { active }); // v11
+  if (typeof token.object?.toggleEffect === "function") return token.object.toggleEffect(status, { active });
+  throw new CommandError("no_status_effects", "This Foundry version cannot toggle status effects.");
 }
 
 function actorData(actor) {

@@ -96,6 +96,13 @@ function merge(target, changes) {
   }
 }
 
+/** foundry.utils.expandObject: `{"system.hp.value": 3}` -> `{system: {hp: {value: 3}}}`. */
+function expand(changes) {
+  const out = {};
+  for (const [k, v] of Object.entries(changes ?? {})) merge(out, { [k]: v });
+  return out;
+}
+
 /** The differential Foundry's update hooks receive: only keys whose value changes. */
 function diff(source, changes) {
   const out = {};
@@ -146,7 +153,7 @@ export class Document {
     const userId = game.user.id;
     const record = { op: `${this.documentName}.update`, id: this.id, changes: clone(changes), options: clone(options) };
     calls.push(record);
-    const changed = diff(this._source, changes);
+    const changed = diff(this._source, expand(changes));
     if (Hooks.call(`preUpdate${this.documentName}`, this, changed, options, userId) === false) {
       record.cancelled = true;
       return undefined;
@@ -180,11 +187,25 @@ export class TokenDocument extends Document {
   static documentName = "Token";
   static fields = ["name", "actorId", "actorLink", "x", "y", "elevation", "width", "height", "disposition", "hidden", "delta"];
   static defaults = { actorLink: false, x: 0, y: 0, elevation: 0, width: 1, height: 1, disposition: 0, hidden: false, delta: {} };
+  /** The world actor when linked; else the synthetic actor: the base actor with the token's
+   * delta over it, whose updates go into the delta (v11+ ActorDelta). */
   get actor() {
-    return game.actors.get(this.actorId);
+    if (this.actorLink) return game.actors.get(this.actorId);
+    if (!game.actors.get(this.actorId)) return null;
+    this._synthetic ??= new TokenActor(this);
+    return this._synthetic;
   }
   get collection() {
     return this.parent?.tokens;
+  }
+  /** v11: TokenDocument#toggleActiveEffect(effectData, {overlay, active}) (v12 has
+   * Actor#toggleStatusEffect instead). */
+  get toggleActiveEffect() {
+    if (game.release.generation >= 12) return undefined;
+    return async (effectData, { active } = {}) => {
+      calls.push({ op: "Token.toggleActiveEffect", id: this.id, statusId: effectData?.id, active });
+      return toggleStatus(this.actor, effectData?.id, active);
+    };
   }
 }
 fieldGetters(TokenDocument);
@@ -211,14 +232,72 @@ export class Scene extends Document {
 }
 fieldGetters(Scene);
 
+/** The core status effects (v12-v13: an array; ids the module does not register itself). */
+export const CORE_STATUSES = [
+  { id: "dead", name: "EFFECT.StatusDead", img: "icons/svg/skull.svg" },
+  { id: "unconscious", name: "EFFECT.StatusUnconscious", img: "icons/svg/unconscious.svg" },
+  { id: "prone", name: "EFFECT.StatusProne", img: "icons/svg/falling.svg" },
+];
+
+function toggleStatus(actor, statusId, active) {
+  const known = (globalThis.CONFIG?.statusEffects ?? []).some((e) => e.id === statusId);
+  if (!known) throw new Error(`Invalid status ID "${statusId}" provided to Actor#toggleStatusEffect`);
+  const on = active ?? !actor.statuses.has(statusId);
+  if (on) actor.statuses.add(statusId);
+  else actor.statuses.delete(statusId);
+  return on;
+}
+
 export class Actor extends Document {
   static documentName = "Actor";
   static fields = ["name", "type", "system", "ownership"];
+  /** v12+: the status ids of the actor's active effects. */
+  statuses = new Set();
   get isToken() {
     return false;
   }
+  /** v12+: Actor#toggleStatusEffect(statusId, {active, overlay}); absent before v12. */
+  get toggleStatusEffect() {
+    if (game.release.generation < 12) return undefined;
+    return async (statusId, { active } = {}) => {
+      calls.push({ op: "Actor.toggleStatusEffect", uuid: this.uuid, statusId, active });
+      return toggleStatus(this, statusId, active);
+    };
+  }
 }
 fieldGetters(Actor);
+
+/** An unlinked token's synthetic actor: reads the base actor under the token's delta; its
+ * updates change the delta and fire updateActor (its uuid names the token). */
+export class TokenActor extends Actor {
+  constructor(token) {
+    super({ _id: token.actorId }, token);
+    this.token = token;
+  }
+  get _source() {
+    if (!this.token) return {}; // while Document's constructor runs
+    const data = clone(game.actors.get(this.token.actorId)?._source ?? {});
+    merge(data, clone(this.token._source.delta ?? {}));
+    data._id = this.token.actorId;
+    return data;
+  }
+  set _source(_) {
+    /* built from the base actor and the delta */
+  }
+  get isToken() {
+    return true;
+  }
+  async update(changes, options = {}) {
+    calls.push({ op: "Actor.update", id: this.id, uuid: this.uuid, changes: clone(changes), options: clone(options) });
+    const changed = diff(this._source, expand(changes));
+    if (Hooks.call("preUpdateActor", this, changed, options, game.user.id) === false) return undefined;
+    if (!Object.keys(changed).length) return this;
+    this.token._source.delta ??= {};
+    merge(this.token._source.delta, changed);
+    Hooks.callAll("updateActor", this, { _id: this.id, ...changed }, options, game.user.id);
+    return this;
+  }
+}
 
 export class Combatant extends Document {
   static documentName = "Combatant";
@@ -434,7 +513,11 @@ export function installFoundry(world) {
     ui,
     ChatMessage,
     Combat,
-    CONFIG: { ChatMessage: { documentClass: ChatMessage }, Combat: { documentClass: Combat } },
+    CONFIG: {
+      ChatMessage: { documentClass: ChatMessage },
+      Combat: { documentClass: Combat },
+      statusEffects: clone(CORE_STATUSES),
+    },
     canvas: { ready: true, scene: scenes.active },
   });
   if (!globalThis.localStorage) globalThis.localStorage = new MemoryStorage();

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { calls, installFoundry, notes } from "./foundry-stub.mjs";
+import { Actor, Hooks, calls, installFoundry, notes } from "./foundry-stub.mjs";
 import { cellOf, line, watchedMove } from "../src/geometry.js";
 
 const fixtures = new URL("../../../../tests/adapters/foundry/fixtures/", import.meta.url);
@@ -109,4 +109,58 @@ test("a watched move with the bridge away goes through and says so", async () =>
   const notice = calls.findLast((c) => c.op === "ChatMessage.create");
   assert.match(notice.data.content, /vttbridge is not connected: Gary(&#39;|')s move went through/);
   assert.deepEqual(notice.data.whisper, ["gM0000000000000A"]);
+});
+
+test("the rules' changes reach the sheet: a linked token's actor, an unlinked one's delta", async () => {
+  const { actors } = foundry.game;
+  actors.set("aKevin0000000001", new Actor({ _id: "aKevin0000000001", name: "Kevin", type: "character", system: { attributes: { action_dice: { value: 2 } } } }));
+  actors.set("a1B2c3D4e5F6g7H8", new Actor({ _id: "a1B2c3D4e5F6g7H8", name: "Thug", type: "npc", system: { attributes: { wounds: { value: 10 } } } }));
+  const hooked = [];
+  Hooks.on("updateActor", (actor, changed, options) => hooked.push({ uuid: actor.uuid, changed, options }));
+  const acks = [];
+  const mark = { vttbridge: { bridge: true } };
+  await bridge.onCommand({ seq: 90, op: "Actor.update", data: { _id: "aKevin0000000001", update: { "system.attributes.action_dice.value": 1 } }, options: mark }, (a) => acks.push(a));
+  await bridge.onCommand({ seq: 91, op: "Actor.update", data: { _id: "a1B2c3D4e5F6g7H8", tokenId: "Zq9XbC2dE4fG6hJ8", sceneId: "NUEDEFAULTSCENE0", update: { "system.attributes.wounds.value": -1 } }, options: mark }, (a) => acks.push(a));
+  assert.ok(acks.every((a) => a.ok), JSON.stringify(acks));
+  assert.equal(actors.get("aKevin0000000001").system.attributes.action_dice.value, 1);
+  const thug = foundry.game.scenes.get("NUEDEFAULTSCENE0").tokens.get("Zq9XbC2dE4fG6hJ8");
+  assert.equal(thug.delta.system.attributes.wounds.value, -1); // the token's own
+  assert.equal(thug.actor.system.attributes.wounds.value, -1);
+  assert.equal(actors.get("a1B2c3D4e5F6g7H8").system.attributes.wounds.value, 10); // not the base actor's
+  assert.deepEqual(hooked.map((h) => h.uuid), ["Actor.aKevin0000000001", "Scene.NUEDEFAULTSCENE0.Token.Zq9XbC2dE4fG6hJ8.Actor.a1B2c3D4e5F6g7H8"]);
+  assert.deepEqual(hooked[0].changed, { _id: "aKevin0000000001", system: { attributes: { action_dice: { value: 1 } } } });
+  assert.ok(hooked.every((h) => h.options.vttbridge.seq >= 90), "our own writes are marked: their hook is not sent back");
+  let ack;
+  await bridge.onCommand({ seq: 92, op: "Actor.update", data: { _id: "nobody", update: {} } }, (a) => (ack = a));
+  assert.equal(ack.error.code, "unknown_actor");
+});
+
+test("conditions become status effects: v12+ Actor#toggleStatusEffect, v11 TokenDocument#toggleActiveEffect", async () => {
+  const scene = foundry.game.scenes.get("NUEDEFAULTSCENE0");
+  const thug = scene.tokens.get("Zq9XbC2dE4fG6hJ8");
+  const standoff = { id: "vttbridge-standoff", name: "In a stand off", img: "icons/svg/target.svg" };
+  const cmd = (seq, statuses) => ({ seq, op: "Actor.toggleStatusEffect", data: { tokenId: thug.id, sceneId: scene.id, statuses } });
+  let ack;
+  await bridge.onCommand(cmd(93, [{ ...standoff, active: true }, { id: "dead", active: true }]), (a) => (ack = a));
+  assert.ok(ack.ok, JSON.stringify(ack));
+  assert.deepEqual([...thug.actor.statuses].sort(), ["dead", "vttbridge-standoff"]);
+  const registered = globalThis.CONFIG.statusEffects.find((e) => e.id === "vttbridge-standoff");
+  assert.deepEqual(registered, { id: "vttbridge-standoff", name: "In a stand off", img: "icons/svg/target.svg" });
+  await bridge.onCommand(cmd(94, [{ ...standoff, active: false }]), () => {});
+  assert.deepEqual([...thug.actor.statuses], ["dead"]);
+  assert.equal(globalThis.CONFIG.statusEffects.filter((e) => e.id === "vttbridge-standoff").length, 1);
+  // Foundry 11
+  foundry.game.release.generation = 11;
+  try {
+    const before = calls.length;
+    const readied = { id: "vttbridge-readied", name: "Readied", img: "icons/svg/sword.svg" };
+    await bridge.onCommand(cmd(95, [{ ...readied, active: true }]), (a) => (ack = a));
+    assert.ok(ack.ok, JSON.stringify(ack));
+    assert.deepEqual(calls.slice(before).map((c) => c.op), ["Token.toggleActiveEffect"]);
+    assert.ok(thug.actor.statuses.has("vttbridge-readied"));
+    const v11 = globalThis.CONFIG.statusEffects.find((e) => e.id === "vttbridge-readied");
+    assert.deepEqual(v11, { id: "vttbridge-readied", name: "Readied", label: "Readied", icon: "icons/svg/sword.svg" });
+  } finally {
+    foundry.game.release.generation = 13;
+  }
 });

@@ -54,7 +54,7 @@ before(async () => {
   character("-OCharBram", "Bramble", P.bob.id, { move: "25", horns: "1", strength: "6" });
   character("-OCharPip", "Pip", P.cat.id, { move: "25", weight: "61", sneak_skill: "40", agility: "6" });
   character("-OCharMerch", "Merchant", P.bob.id, { quick_witted: "on" });
-  character("-OCharRaider", "Raider", "", { perception_skill: "30" });
+  character("-OCharRaider", "Raider", "", { perception_skill: "30", move: "25" });
   const token = (id, name, [x, y], represents) => {
     const [left, top] = cellPx(x, y);
     r20.create("graphic", {
@@ -273,7 +273,13 @@ test("the Roll20 calls the Mod made", async () => {
   assert.ok(chat.some((c) => c.message.startsWith('/w "Bob" ')));
   // the only token the bridge moved is Bramble, once, to the end of his charge
   const sets = ops("set").filter((c) => c.type === "graphic");
-  assert.deepEqual(sets.map((c) => [c.id, c.attrs.left, c.attrs.top]), [["-OTokBram", ...cellPx(8, 5)]]);
+  const moves = sets.filter((c) => "left" in c.attrs || "top" in c.attrs);
+  assert.deepEqual(moves.map((c) => [c.id, c.attrs.left, c.attrs.top]), [["-OTokBram", ...cellPx(8, 5)]]);
+  // what the rules put on them showed as status markers: Bramble's charge, Pip's sneak
+  const marked = sets.filter((c) => "statusmarkers" in c.attrs).map((c) => [c.id, c.attrs.statusmarkers]);
+  assert.ok(marked.some(([id, m]) => id === "-OTokBram" && m.split(",").includes("overdrive")), JSON.stringify(marked));
+  assert.ok(marked.some(([id, m]) => id === "-OTokPip" && m.split(",").includes("ninja-mask")), JSON.stringify(marked));
+  assert.equal(sets.length, moves.length + marked.length);
   // the turn order: merged every time, the GM's custom row kept
   const tos = ops("Campaign.set");
   assert.ok(tos.length >= 8);
@@ -316,4 +322,20 @@ test("the server restarts: the relay reconnects with last_seq, nothing twice", a
   const state = await bridge.state(WORLD, key);
   assert.deepEqual(state.tokens["-OTokBram"].cell, [8, 5]);
   assert.equal(state.encounter.active, current());
+});
+
+test("a sheet change reaches every token of the character, linked bar or not", async () => {
+  // Raider1 and Raider2 both represent the Raider sheet; neither has a linked bar
+  const move = r20.findObjs({ _type: "attribute", _characterid: "-OCharRaider", name: "vttb_move" })[0];
+  r20.edit(move.id, { current: "35" }); // the GM edits the sheet
+  await quiet();
+  for (const name of ["Raider1", "Raider2"]) {
+    const n = r20.visibleChat().length;
+    r20.type(P.gm.id, `!stats ${name}`);
+    const reply = await until(
+      () => r20.visibleChat().slice(n).map((m) => text(m.content)).find((t) => t.startsWith(`${name}: move=`)),
+      8000, `!stats ${name}`,
+    );
+    assert.match(reply, /^Raider\d: move=35(\.0)?,/);
+  }
 });

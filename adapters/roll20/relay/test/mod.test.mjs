@@ -371,3 +371,69 @@ test("--set validates, --reset forgets", async () => {
   await tick(5);
   assert.deepEqual(plain(r20.state.VTTBridge.applied), {});
 });
+
+test("setStats: a bar mapped to the stat, else the character's own attribute, never a shared one", async () => {
+  const { r20, page } = campaign();
+  r20.state.VTTBridge.settings.bars = { bar1: "hp", bar2: "wounds", bar3: "stress" };
+  const kevStress = r20.create("attribute", { _characterid: "-OCharKev", name: "vttb_stress", current: "0" });
+  const gob = r20.create("character", { _id: "-OCharGob", name: "Goblin" });
+  const linked = r20.create("attribute", { _characterid: "-OCharKev", name: "wounds", current: "10" });
+  r20.getObj("graphic", "-OTokPC01").set({ bar2_link: linked.id });
+  for (const id of ["-OTokGobA", "-OTokGobB"]) {
+    r20.create("graphic", { _id: id, _subtype: "token", _pageid: page.id, name: id, left: 35, top: 35, layer: "objects", represents: gob.id, bar2_value: "6", bar2_link: "" });
+  }
+  const before = r20.calls.length;
+  command(r20, [
+    { seq: 20, op: "setStats", data: { token: "-OTokPC01", character: "-OCharKev", stats: { stress: 3, action_dice: 1, wounds: -1 } } },
+    { seq: 21, op: "setStats", data: { token: "-OTokGobA", character: gob.id, stats: { wounds: 2, stress: 4, action_dice: 0 } } },
+    { seq: 22, op: "setStats", data: { token: "-OTokGob1", stats: { action_dice: 1 } } },
+    { seq: 23, op: "setStats", data: { token: "-ONope", stats: { stress: 1 } } },
+  ]);
+  await tick(5);
+  const [res] = await frames(r20, "results");
+  assert.deepEqual(res.b, [
+    { seq: 20, ok: true },
+    { seq: 21, ok: true, skipped: ["action_dice"] }, // one of two goblins: not the shared sheet
+    { seq: 22, ok: true, skipped: ["action_dice"] }, // no character, no bar for it
+    { seq: 23, ok: false, error: { code: "unknown_token", message: "no graphic -ONope" } },
+  ]);
+  assert.equal(kevStress.get("current"), 3, "his bar3 is empty: read from the sheet, written there");
+  assert.equal(r20.getObj("graphic", "-OTokPC01").get("bar3_value"), undefined);
+  const dice = r20.findObjs({ _type: "attribute", _characterid: "-OCharKev", name: "vttb_action_dice" });
+  assert.equal(dice.length, 1, "created");
+  assert.equal(dice[0].get("current"), 1);
+  assert.equal(linked.get("current"), -1, "a linked bar's attribute");
+  assert.equal(r20.getObj("graphic", "-OTokGobA").get("bar2_value"), "2");
+  assert.equal(r20.getObj("graphic", "-OTokGobA").get("bar3_value"), "4", "an empty bar: its own place");
+  assert.equal(r20.getObj("graphic", "-OTokGobB").get("bar2_value"), "6");
+  assert.equal(r20.findObjs({ _type: "attribute", _characterid: gob.id }).length, 0);
+  const made = r20.calls.slice(before);
+  assert.ok(made.some((c) => c.op === "setWithWorker" && c.id === kevStress.id), "with the sheet's workers");
+  assert.ok(made.some((c) => c.op === "createObj" && c.type === "attribute"));
+  // our own writes are no event: nothing goes back to the bridge
+  assert.equal((await events(r20, "change:graphic")).length, 0);
+  assert.equal((await events(r20, "change:attribute")).length, 0);
+});
+
+test("set with markers merges into the token's live status markers", async () => {
+  const { r20 } = campaign();
+  const gob = r20.getObj("graphic", "-OTokGob1");
+  gob.set({ statusmarkers: "red,blue@3,broken-shield" });
+  command(r20, [
+    { seq: 30, op: "set", data: { id: gob.id, markers: { add: ["archery-target", "broken-shield"], remove: [] } } },
+    { seq: 31, op: "set", data: { id: gob.id, markers: { add: ["dead"], remove: ["archery-target", "blue"] } } },
+  ]);
+  await tick(5);
+  assert.ok((await frames(r20, "results"))[0].b.every((r) => r.ok));
+  assert.equal(gob.get("statusmarkers"), "red,broken-shield,dead");
+  assert.equal((await events(r20, "change:graphic")).length, 0);
+});
+
+test("a GM's edit of a prefixed attribute goes to the bridge", async () => {
+  const { r20 } = campaign();
+  const move = r20.findObjs({ _type: "attribute", name: "vttb_move" })[0];
+  r20.edit(move.id, { current: "35" });
+  const [ev] = await events(r20, "change:attribute");
+  assert.deepEqual(plain(ev.payload.obj), { _id: move.id, _characterid: "-OCharKev", name: "move", current: "35" });
+  assert.deepEqual(plain(ev.payload.prev), { current: "30" });
+});

@@ -1,9 +1,11 @@
 // A small stand-in of Roll20 for tests: the Mod sandbox globals the VTTBridge script uses (on,
-// sendChat, getObj, findObjs, Campaign, state, playerIsGM, log), the objects of one campaign,
+// sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log), the objects of one
+// campaign,
 // what players do at the table (drag a token, type in chat, edit the turn order), and, when a
 // page is given, the GM's chat log as Roll20 renders it.
 //
-// Like Roll20: a script's `set` fires no event; `prev` is a plain snapshot of the properties;
+// Like Roll20: a script's `set` (and `setWithWorker`, `createObj`) fires no event; `prev` is a
+// plain snapshot of the properties;
 // property handlers (`change:graphic:left`) run before general ones; API chat is delivered to
 // `chat:message` handlers (scripts see their own messages) and rendered as HTML, players' chat
 // is rendered as text; `!` lines are `api` messages nobody sees.
@@ -33,6 +35,13 @@ class R20Obj {
     const type = this.attributes._type;
     if (type === "campaign") this._world.calls.push({ op: "Campaign.set", attrs });
     else this._world.calls.push({ op: "set", type, id: this.id, attrs });
+    Object.assign(this.attributes, attrs);
+  }
+
+  /** An attribute's set that runs the character sheet's workers (no event either). */
+  setWithWorker(attrs) {
+    if (this.attributes._type !== "attribute") throw new Error("setWithWorker is for attributes");
+    this._world.calls.push({ op: "setWithWorker", type: "attribute", id: this.id, attrs: { ...attrs } });
     Object.assign(this.attributes, attrs);
   }
 
@@ -67,6 +76,22 @@ export class Roll20 {
     return obj;
   }
 
+  /** A script's createObj: the types Roll20 allows, `characterid` stored as `_characterid`. */
+  scriptCreate(type, attrs) {
+    const allowed = ["graphic", "text", "path", "character", "ability", "attribute", "handout", "rollabletable", "tableitem", "macro"];
+    if (!allowed.includes(type)) throw new Error(`createObj cannot make a ${type}`);
+    const data = { ...attrs };
+    for (const k of ["characterid", "pageid"]) {
+      if (k in data) {
+        data[`_${k}`] = data[k];
+        delete data[k];
+      }
+    }
+    const obj = this.create(type, data);
+    this.calls.push({ op: "createObj", type, id: obj.id, attrs: { ...attrs } });
+    return obj;
+  }
+
   getObj(type, id) {
     if (type === "campaign") return this.campaign;
     const obj = this.objects.get(id);
@@ -96,6 +121,7 @@ export class Roll20 {
       sendChat: (who, text, cb, opts) => this.apiChat(who, text, cb, opts || {}),
       getObj: (type, id) => this.getObj(type, id),
       findObjs: (attrs) => this.findObjs(attrs),
+      createObj: (type, attrs) => this.scriptCreate(type, attrs),
       Campaign: () => this.campaign,
       state: this.state,
       playerIsGM: (id) => this.playerIsGM(id),
@@ -143,7 +169,7 @@ export class Roll20 {
     return obj;
   }
 
-  /** Someone edits a token by hand (bars, name...). */
+  /** Someone edits an object by hand: a token (bars, name...), an attribute on a sheet. */
   edit(id, attrs) {
     const obj = this.objects.get(id);
     const prev = obj.toJSON();
