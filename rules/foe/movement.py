@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from rules.encounter import Combatant, Encounter, check_budget, require_turn, spend
+from rules import actions
+from rules.encounter import Combatant, Encounter, require_turn
 from rules.foe.turns import (
     add_to_trail,
     fighting,
@@ -36,7 +37,7 @@ from rules.foe.turns import (
 from rules.geometry import Cell
 from rules.outcome import Outcome, RuleError
 
-MOVE = "move"
+MOVE = actions.MOVE
 RUN_MULTIPLIER = 3
 """Running (both actions spent moving) covers three times the move speed."""
 
@@ -156,10 +157,10 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
     needed = 0 if total == 0 else (1 if total <= ch.move else 2)
     new_actions = max(0, needed - moves)
     if new_actions:
-        check_budget(enc, actor, "full" if new_actions == 2 else "half")
+        actions.check(enc, actor, "full" if new_actions == 2 else MOVE)
 
     for _ in range(new_actions):
-        spend(enc, actor, "half", MOVE)
+        actions.take(enc, actor, MOVE)
     cb.moved_ft += length
     enc.positions[actor] = cells[-1]
     add_to_trail(enc, actor, cells)
@@ -200,13 +201,13 @@ def dodge(enc: Encounter, actor: str, to: Cell | None = None) -> Outcome:
                 f"A dodge shifts {ch.display} at most to a touching cell.",
             )
     if not held and fighting(enc, actor):
-        check_budget(enc, actor, "half")
+        actions.check(enc, actor, actions.DODGE)
 
     out = Outcome()
     if held:
         del enc.foe.held[actor]
     elif fighting(enc, actor):
-        spend(enc, actor, "half", "dodge")
+        actions.take(enc, actor, actions.DODGE)
     if target is not None:
         enc.positions[actor] = target
         enc.foe.trail.pop(actor, None)  # a dive breaks any run-up
