@@ -96,15 +96,16 @@ def _why(enc: Encounter, actor: str) -> str:
     return f"a move with another action: {speed} ft in all"
 
 
-def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
+def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None = None) -> Outcome:
     """Move ``actor`` along ``path`` (the cells a token passed through; it starts at his cell,
-    which is added if missing). In combat, on his turn, within his budget; the move actions it
-    needs are spent. Outside the fight the move is free. Raises ``over_budget`` (with
+    or at ``start`` when the VTT reports where the move began, which is added if missing). In
+    combat, on his turn, within his budget; the move actions it needs are spent
+    (:mod:`rules.actions`). Outside the fight the move is free. Raises ``over_budget`` (with
     ``allowed`` and ``length`` in ``detail``) and changes nothing when the path is too long."""
     require_foe(enc)
     ch = enc.character(actor)
     require_not_surprised(enc, actor)
-    cells = full_path(enc, actor, path)
+    cells = full_path(enc, actor, path, start)
     length = enc.grid.path_length(cells)
     out = Outcome()
 

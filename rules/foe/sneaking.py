@@ -51,12 +51,12 @@ STEALTH_FIELD_PENALTY = -25
 WEIGHT_FREE = 50
 WEIGHT_STEP = 10
 WEIGHT_PENALTY_PER_STEP = -5
-BURROWING = StealthField(name="underground", sneak_bonus=50, mfd=2, magical=False)
+BURROWING = StealthField(name="the ground", sneak_bonus=50, mfd=2, magical=False)
 """What a burrowing creature fully underground, alone in its tunnel, counts as."""
 STEALTH_FIELDS = {
-    "invisibility": StealthField(name="invisibility spell", sneak_bonus=50, mfd=2),
-    "stealthbuck": StealthField(name="stealthbuck", sneak_bonus=50, mfd=2),
-    "zebra-cloak": StealthField(name="zebra cloak", sneak_bonus=50, mfd=2),
+    "invisibility": StealthField(name="an invisibility spell", sneak_bonus=50, mfd=2),
+    "stealthbuck": StealthField(name="a stealthbuck", sneak_bonus=50, mfd=2),
+    "zebra-cloak": StealthField(name="a zebra cloak", sneak_bonus=50, mfd=2),
 }
 """The fields the text names, by the name a command gives. [assumed] numbers: see above."""
 FIELD_ALIASES = {

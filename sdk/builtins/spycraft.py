@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules import actions
 from rules.outcome import RuleError
 from rules.spycraft import ready as rready
 from rules.spycraft import standoff as rstandoff
@@ -117,7 +118,8 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
     "ready",
     usage="!ready <action> --when <condition> [--timing attempt|completion]",
     help="Ready a half action until a trigger (a region, within <ft>, !command, action <name>, "
-    "a script condition, or anything the GM fires with !trigger).",
+    "a script condition, or anything the GM fires with !trigger); firing it costs nothing more.",
+    cost=actions.READY,
 )
 def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -132,7 +134,7 @@ def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
     spec, description = parse_condition(str(flags["when"]), ctx, actor, timing)
     ctx.rule(rready.declare, actor, action, description, timing=timing)
     if spec is not None:
-        ctx.watch(READY_WATCH + actor, spec, handler="ready", data={"actor": actor})
+        ctx.watch(READY_WATCH + actor, spec, handler="ready", data={"actor": actor}, owner=actor)
     else:
         ctx.reply(
             f"The GM fires this trigger with !trigger {ctx.name(actor)} "
@@ -278,7 +280,9 @@ def standoff_offer_answered(prompt: Prompt, answer: str, ctx: Context) -> None:
 @script.command(
     "standoff",
     usage="!standoff <attacker>",
-    help="Stand off an attacker within 30 ft before his attack roll (1 action die).",
+    help="Stand off an attacker within 30 ft before his attack roll (1 action die, IC - 5; "
+    "an initiative action, also out of turn).",
+    cost=actions.STAND_OFF,
 )
 def standoff_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -301,7 +305,8 @@ def standoff_cmd(cmd: ChatCommand, ctx: Context) -> None:
     "join-standoff",
     usage="!join-standoff <participant> <weapon>",
     aliases=["join"],
-    help="Join a stand off on a participant's side (half action).",
+    help="Join a stand off on a participant's side.",
+    cost=actions.JOIN_STAND_OFF,
 )
 def join_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
