@@ -405,7 +405,7 @@ def help_(cmd: ChatCommand, ctx: Context) -> None:
 
 def _help_line(c: Command, system: str) -> str:
     """``usage — help [cost]``: the cost in the world's system, from the rules' economy."""
-    line = f"{c.usage} — {c.help}"
+    line = f"{c.usage} — {c.help}".rstrip()
     if c.cost is not None and actions.known(system, c.cost):
         kind = actions.kind_of(system, c.cost)
         if kind != "none":
