@@ -17,9 +17,13 @@ How one event is processed (a *step*), one at a time under :attr:`WorldRuntime.l
 world's consumer task for ``submit``, in the caller's task for ``process``):
 
 1. validate: anything wrong raises :class:`EventRejected` before a single change;
-2. ingest: the world's own bookkeeping (token positions, stats, scene, players);
+2. ingest: the world's own bookkeeping (token positions, stats, scene, players). A token move
+   is judged first by the scripts' ``before_move`` judges (the FoE movement rules): one they
+   refuse is never ingested; the VTT is told to put the token back and a ``MoveRefused`` is
+   dispatched instead;
 3. dispatch: ``wait_for`` waiters, listeners (built-ins first, then scripts, in load order),
-   the chat command, and the triggers the event can fire, found through the index;
+   the chat command (its declared cost checked before and spent after, :mod:`sdk.economy`),
+   and the triggers the event can fire, found through the index;
 4. events the step derives (a rule starts a turn, a script moves a token) are dispatched the
    same way, after the event that caused them;
 5. async callbacks run until they finish or wait (``ask``, ``wait_for``, ``sleep``); a waiting

@@ -122,7 +122,8 @@ def next_(cmd: ChatCommand, ctx: Context) -> None:
 @script.command(
     "delay",
     usage="!delay <steps>",
-    help="Lower your IC by some steps; you act again when the count reaches it.",
+    help="Lower your IC by some steps, before you act; you act again when the count reaches it.",
+    cost="delay",
 )
 def delay(cmd: ChatCommand, ctx: Context) -> None:
     args = cmd.argv
@@ -407,7 +408,5 @@ def _help_line(c: Command, system: str) -> str:
     """``usage — help [cost]``: the cost in the world's system, from the rules' economy."""
     line = f"{c.usage} — {c.help}".rstrip()
     if c.cost is not None and actions.known(system, c.cost):
-        kind = actions.kind_of(system, c.cost)
-        if kind != "none":
-            line += f" [{actions.describe(system, c.cost)}]"
+        line += f" [{actions.describe(system, c.cost)}]"
     return line

@@ -231,7 +231,8 @@ def charge_attack_chosen(prompt: Prompt, answer: str, ctx: Context) -> None:
 @script.command(
     "charge-attack",
     usage="!charge-attack <target> hit|miss [--horns] [--damage <dice>]",
-    help="The attack ending a charge (horns: 6d6/6d10 + STR).",
+    help="The attack ending a charge (horns: 6d6/6d10 + STR); part of the charge.",
+    cost="charge attack",
 )
 def charge_attack(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
@@ -265,7 +266,8 @@ def fear_check_chosen(prompt: Prompt, answer: str, ctx: Context) -> None:
 @script.command(
     "jump",
     usage="!jump [gap <ft> | high <ft>] [--running]",
-    help="Jump a gap or a height, or see how far you can jump.",
+    help="Jump a gap or a height, or see how far you can jump (the flight is a move).",
+    cost="jump",
 )
 def jump(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)

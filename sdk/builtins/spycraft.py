@@ -195,6 +195,7 @@ def ready_answered(prompt: Prompt, answer: str, ctx: Context) -> None:
     usage="!unready",
     aliases=["end-ready"],
     help="End your Ready action early (Reflex save DC 15).",
+    cost="end ready",
 )
 def unready(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -326,6 +327,7 @@ def join_cmd(cmd: ChatCommand, ctx: Context) -> None:
     "surrender",
     usage="!surrender",
     help="Surrender in your stand off (or answer a crack by surrendering).",
+    cost="surrender",
 )
 def surrender_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -339,6 +341,7 @@ def surrender_cmd(cmd: ChatCommand, ctx: Context) -> None:
     "permit",
     usage="!permit <token> [order]",
     help="Allow a surrendered opponent one action (or order him).",
+    cost="permit",
 )
 def permit_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
