@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rules import actions
 from rules.characters import Character
 from rules.dice import Roll
 from rules.encounter import Encounter
@@ -255,8 +256,6 @@ class Context:
         (``"attack"``), recorded as ``what``. In combat and in the turn order only (a free
         action also out of turn); returns whether anything was spent. Raises ``RuleError``
         saying what is left, nothing spent, when he cannot."""
-        from rules import actions
-
         tid = self.token(token).id
         return bool(self.rule(actions.take, tid, cost, what=what or None))
 

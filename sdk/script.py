@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rules import actions
 from rules.geometry import Cell
 from sdk.events import BaseEvent, ChatCommand, TokenMoved
 from sdk.regions import Region
@@ -313,8 +314,6 @@ def _cell(c: Cell | tuple[int, int]) -> Cell:
 
 def _check_cost(cost: str, system: str | None, command: str) -> None:
     """A command's declared cost must be one the economy knows (in the script's system)."""
-    from rules import actions
-
     systems = [system] if system else list(actions.COSTS)
     if not any(actions.known(s, cost) for s in systems):
         names = sorted({n for s in systems for n in actions.COSTS[s]})

@@ -327,7 +327,7 @@ def sneak(cmd: ChatCommand, ctx: Context) -> None:
     usage=f"!hide [--enemies <a,b>] [--modifier <n>] [--field {_FIELD_NAMES}] [--bonus <n>] "
     "[--mfd <m>]",
     help="Roll Sneak to hide (a free action, once per combat action); without --field, under "
-    "the field of this turn's sneak (or a burrow). " + _FIELD_HELP.split(". A burrowing")[0] + ".",
+    "the field of this turn's sneak. " + _FIELD_HELP,
     cost=actions.HIDE,
 )
 def hide(cmd: ChatCommand, ctx: Context) -> None:
@@ -372,10 +372,17 @@ def burrow_field(ctx: Context, actor: str) -> StealthField | None:
     if ch is None or not ch.burrowing:
         return None
     world = ctx.world
-    here = world.tokens[actor].cell
-    others = [t for t in world.tokens.values() if t.id != actor]
+    me = world.tokens[actor]
+    here, scene = me.cell, me.scene
+
+    def on_scene(where: str | None) -> bool:
+        return where is None or scene is None or where == scene
+
+    others = [t for t in world.tokens.values() if t.id != actor and on_scene(t.scene)]
     tunnels = [
-        r for n, r in world.regions.items() if n.lower().startswith(TUNNEL_PREFIXES) and here in r
+        r
+        for n, r in world.regions.items()
+        if n.lower().startswith(TUNNEL_PREFIXES) and on_scene(r.scene) and here in r
     ]
     if tunnels:
         alone = not any(t.cell in r for r in tunnels for t in others)
