@@ -8,6 +8,9 @@ which the budget models as two half actions.
 
 System rules hook into round and turn starts through :func:`on_round_start` and
 :func:`on_turn_start` (the Stand Off Resolve checks, the expiry of a carried-over Ready).
+
+This module keeps the budget; what each action costs in each system is :mod:`rules.actions`,
+through which every rule spends it.
 """
 
 from __future__ import annotations
