@@ -117,8 +117,9 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
 @script.command(
     "ready",
     usage="!ready <action> --when <condition> [--timing attempt|completion]",
-    help="Ready a half action until a trigger (a region, within <ft>, !command, action <name>, "
-    "a script condition, or anything the GM fires with !trigger); firing it costs nothing more.",
+    help="Name a half action to take when a trigger occurs (a region, within <ft>, !command, "
+    "action <name>, a script condition, or anything the GM fires with !trigger); your turn "
+    "ends, and firing it later costs nothing more.",
     cost=actions.READY,
 )
 def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
