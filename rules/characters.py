@@ -72,6 +72,11 @@ class Character(BaseModel):
     """FoE additive initiative bonuses (Quick Witted, Dash...)."""
     horns: Literal[0, 1, 2] = 0
     burrowing: bool = False
+    """A burrowing creature (hellhound, sand dog): underground and alone in its tunnel it
+    sneaks under a +50 / 2 MFD stealth field (``rules.foe.sneaking.burrowing_field``)."""
+    underground: bool = False
+    """Fully underground now (a sheet flag or ``!stats``; a region named ``tunnel...`` says
+    so too, see ``sdk.builtins.foe``)."""
 
     @property
     def display(self) -> str:

@@ -8,6 +8,9 @@ which the budget models as two half actions.
 
 System rules hook into round and turn starts through :func:`on_round_start` and
 :func:`on_turn_start` (the Stand Off Resolve checks, the expiry of a carried-over Ready).
+
+This module keeps the budget; what each action costs in each system is :mod:`rules.actions`,
+through which every rule spends it.
 """
 
 from __future__ import annotations
@@ -390,8 +393,12 @@ def require_turn(enc: Encounter, actor: str) -> Combatant:
     return cb
 
 
-def check_budget(enc: Encounter, actor: str, cost: ActionCost, *, on_turn: bool = True) -> None:
-    """Raise unless ``actor`` may spend ``cost`` now. Free actions may be taken out of turn."""
+def check_budget(
+    enc: Encounter, actor: str, cost: ActionCost, *, on_turn: bool = True, taken_over: int = 0
+) -> None:
+    """Raise unless ``actor`` may spend ``cost`` now. Free actions may be taken out of turn.
+    ``taken_over``: half actions already spent that this action takes over (a FoE charge
+    judged over this turn's moves, see :mod:`rules.actions`)."""
     ch = enc.character(actor)
     cb = enc.combatant(actor)
     for cond, why in BLOCKING_CONDITIONS.items():
@@ -401,7 +408,7 @@ def check_budget(enc: Encounter, actor: str, cost: ActionCost, *, on_turn: bool 
         if on_turn:
             require_turn(enc, actor)
         need = HALF_ACTIONS[cost]
-        if need > cb.half_actions:
+        if need > cb.half_actions + taken_over:
             left = {0: "no actions", 1: "only a half action"}.get(cb.half_actions, "")
             raise RuleError(
                 "no_budget",

@@ -15,6 +15,17 @@ from rules.geometry import DiagonalMetric
 DEFAULT_MFD_LADDER = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
 
 
+class FieldStats(BaseModel):
+    """A stealth field's numbers: its constant sneak ``bonus`` and its ``mfd`` (the step
+    penalty enemies take on Perception)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bonus: int
+    mfd: float = Field(gt=0)
+    magical: bool = True
+
+
 class Options(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -57,3 +68,7 @@ class Options(BaseModel):
     mfd_penalty: Literal["steps", "multiplier"] = "steps"
     mfd_ladder: list[float] = Field(default_factory=lambda: list(DEFAULT_MFD_LADDER))
     charge_fear_check: bool = False
+    stealth_fields: dict[str, FieldStats] = Field(default_factory=dict)
+    """Named stealth fields, over the built-in ones (``rules.foe.sneaking.STEALTH_FIELDS``:
+    invisibility, stealthbuck, zebra-cloak, whose numbers the text does not give [assumed]):
+    name -> ``{"bonus": n, "mfd": m}``. A name given here replaces the built-in of that name."""

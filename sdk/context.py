@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rules import actions
 from rules.characters import RULES_OWNED, Character
 from rules.dice import Roll
 from rules.encounter import Encounter
@@ -35,7 +36,10 @@ if TYPE_CHECKING:
 class Context:
     """What a callback can do. ``event`` is the event being handled; ``cell``/``region_name``
     say where a position trigger fired; ``trigger`` is the run-time :class:`Watch` that fired
-    (in a ``watch_handler``), else None."""
+    (in a ``watch_handler``), else None. ``owner`` is the token whose trigger is being decided
+    or fired: in a ``@script.condition`` and a ``watch_handler``, the character who readied
+    (the watch's ``owner``), so "an enemy comes near" can mean an enemy of his; None for a
+    trigger nobody owns and in other callbacks."""
 
     def __init__(
         self,
@@ -46,6 +50,7 @@ class Context:
         cell: Cell | None = None,
         region: str | None = None,
         watch: Watch | None = None,
+        owner: str | None = None,
     ) -> None:
         self._rt = runtime
         self.script = script
@@ -53,6 +58,7 @@ class Context:
         self.cell = cell
         self.region_name = region
         self.trigger = watch
+        self.owner = owner
 
     # -- reading -------------------------------------------------------------------------------
     @property
@@ -243,9 +249,7 @@ class Context:
         except BaseException:
             # Rules raise before changing anything, but a dice error (a scripted roller run
             # dry, a bad expression) can strike half-way: put the encounter back as it was.
-            restored = type(enc).model_validate_json(before)
-            for name in type(enc).model_fields:
-                setattr(enc, name, getattr(restored, name))
+            restore_encounter(enc, before)
             raise
         if isinstance(out, tuple):  # rules that return (value, Outcome)
             for part in out:
@@ -261,6 +265,15 @@ class Context:
         self._rt._apply(outcome, announce=announce, script=self.script)
         return outcome
 
+    def spend(self, token: str, cost: str = "half", what: str = "") -> bool:
+        """Spend ``cost`` from a token's action budget through the rules' economy
+        (:mod:`rules.actions`): ``"half"``, ``"full"``, ``"free"`` or an action the rules name
+        (``"attack"``), recorded as ``what``. In combat and in the turn order only (a free
+        action also out of turn); returns whether anything was spent. Raises ``RuleError``
+        saying what is left, nothing spent, when he cannot."""
+        tid = self.token(token).id
+        return bool(self.rule(actions.take, tid, cost, what=what or None))
+
     def signal(self, condition: str, token: str | None = None, **data: Any) -> None:
         """Say a named condition happened: Ready actions waiting on it fire."""
         self._rt._derive(
@@ -269,15 +282,24 @@ class Context:
 
     # -- run-time triggers ---------------------------------------------------------------------
     def watch(
-        self, key: str, spec: Any, handler: str, data: Mapping[str, Any] | None = None
+        self,
+        key: str,
+        spec: Any,
+        handler: str,
+        data: Mapping[str, Any] | None = None,
+        *,
+        owner: str | None = None,
     ) -> Watch:
         """Create (or replace) a trigger kept in world state: ``spec`` is a trigger spec from
         :mod:`sdk.triggers` (or its dict), ``handler`` the name of this script's
-        ``@script.watch_handler``."""
+        ``@script.watch_handler``, ``owner`` the token it is for (a Ready's: conditions and the
+        handler see it as ``ctx.owner``)."""
         if self.script is None:
             raise RuntimeError("watch() needs a script")
         spec = SPEC_ADAPTER.validate_python(spec) if isinstance(spec, Mapping) else spec
-        return self._rt._add_watch(key, spec, self.script.name, handler, dict(data or {}))
+        return self._rt._add_watch(
+            key, spec, self.script.name, handler, dict(data or {}), owner=owner
+        )
 
     def unwatch(self, key: str) -> None:
         self._rt._remove_watch(key)
@@ -382,6 +404,13 @@ class Context:
 
     def __repr__(self) -> str:
         return f"Context(world={self.world_id!r}, script={getattr(self.script, 'name', None)!r})"
+
+
+def restore_encounter(enc: Encounter, before: str) -> None:
+    """Put ``enc`` back to its JSON ``before`` (taken with ``model_dump_json``), in place."""
+    restored = type(enc).model_validate_json(before)
+    for name in type(enc).model_fields:
+        setattr(enc, name, getattr(restored, name))
 
 
 @functools.cache

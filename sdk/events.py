@@ -129,6 +129,22 @@ class TokenMoved(BaseEvent):
         return pts
 
 
+class MoveRefused(BaseEvent):
+    """A token move from outside that a ``before_move`` judge refused (the FoE movement rules):
+    it was never applied, the world keeps the token where it was, and the VTT was told to put
+    it back. Listeners get this instead of the ``TokenMoved``. Made by the runtime only (not a
+    wire event); ``id`` is the refused move's, ``code``/``reason`` the judge's ``RuleError``."""
+
+    type: Literal["move_refused"] = "move_refused"
+    token: str
+    to_cell: Cell
+    from_cell: Cell | None = None
+    path: list[Cell] = Field(default_factory=list)
+    player: str | None = None
+    code: str = ""
+    reason: str = ""
+
+
 class TokenCreated(BaseEvent):
     type: Literal["token_created"] = "token_created"
     token: TokenData
@@ -414,6 +430,7 @@ __all__ = [
     "DamageDealt",
     "Event",
     "InitiativeChanged",
+    "MoveRefused",
     "Player",
     "PromptAnswered",
     "PromptOpened",

@@ -17,9 +17,13 @@ How one event is processed (a *step*), one at a time under :attr:`WorldRuntime.l
 world's consumer task for ``submit``, in the caller's task for ``process``):
 
 1. validate: anything wrong raises :class:`EventRejected` before a single change;
-2. ingest: the world's own bookkeeping (token positions, stats, scene, players);
+2. ingest: the world's own bookkeeping (token positions, stats, scene, players). A token move
+   is judged first by the scripts' ``before_move`` judges (the FoE movement rules): one they
+   refuse is never ingested; the VTT is told to put the token back and a ``MoveRefused`` is
+   dispatched instead;
 3. dispatch: ``wait_for`` waiters, listeners (built-ins first, then scripts, in load order),
-   the chat command, and the triggers the event can fire, found through the index;
+   the chat command (its declared cost checked before and spent after, :mod:`sdk.economy`),
+   and the triggers the event can fire, found through the index;
 4. events the step derives (a rule starts a turn, a script moves a token) are dispatched the
    same way, after the event that caused them;
 5. async callbacks run until they finish or wait (``ask``, ``wait_for``, ``sleep``); a waiting
@@ -53,8 +57,9 @@ from rules.encounter import Positions
 from rules.geometry import Cell
 from rules.options import Options
 from rules.outcome import Outcome, RuleError
+from sdk import economy
 from sdk.clock import Clock, Handle, SystemClock
-from sdk.context import Context
+from sdk.context import Context, restore_encounter
 from sdk.effects import (
     AdvanceTurn,
     AskPlayer,
@@ -81,6 +86,7 @@ from sdk.events import (
     DamageDealt,
     Event,
     InitiativeChanged,
+    MoveRefused,
     PromptAnswered,
     PromptOpened,
     RoundStarted,
@@ -100,6 +106,7 @@ from sdk.script import (
     Command,
     Condition,
     Listener,
+    MoveJudge,
     Registered,
     Script,
     WatchHandler,
@@ -253,6 +260,7 @@ class WorldRuntime:
         self._conditions: dict[str, Condition] = {}
         self._choices: dict[str, ChoiceHandler] = {}
         self._watch_handlers: dict[tuple[str, str], WatchHandler] = {}
+        self._move_judges: list[MoveJudge] = []
         self.index: TriggerIndex = index(self._resolve_cells)
         self._watch_tids: dict[str, int] = {}
 
@@ -579,8 +587,13 @@ class WorldRuntime:
         event = self._normalize(event)
         step = self._step = _Step()
         try:
-            self._ingest(event)
-            await self._dispatch(event)
+            # a move is judged before it is applied: a refused one never is
+            judged = self._judge_move(event) if type(event) is TokenMoved else ()
+            if judged is not None:
+                self._ingest(event)
+                for out, script in judged:
+                    self._apply(out, announce=False, script=script)
+                await self._dispatch(event)
             if step.derived or self._running:  # else _drain has nothing to do
                 await self._drain()
             if step.touched or step.every:
@@ -849,6 +862,60 @@ class WorldRuntime:
             w.regions[name] = Region(name=name, cells=cells, scene=ev.scene.id, source="vtt")
         self.index.grid_changed()
 
+    def _judge_move(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
+        """Run the ``before_move`` judges on a move not yet applied: the outcomes of those that
+        let it through, or None when one refused it (then the world is as it was, the VTT is
+        told to put the token back, and a :class:`MoveRefused` follows)."""
+        judges = self._move_judges
+        if not judges:
+            return []
+        enc = self.world.encounter
+        before = enc.model_dump_json() if len(judges) > 1 else None  # undo an earlier yes
+        accepted: list[tuple[Outcome, Script]] = []
+        for judge in judges:
+            args = (ev, Context(self, judge.script, ev)) if judge.nargs > 1 else (ev,)
+            try:
+                out = judge.fn(*args)
+            except RuleError as e:
+                if before is not None:
+                    restore_encounter(enc, before)
+                self._refuse_move(ev, e)
+                return None
+            except Exception as e:  # a broken judge lets the move through
+                self._report_error(judge, e)
+                continue
+            if isinstance(out, Outcome):
+                accepted.append((out, judge.script))
+        return accepted
+
+    def _refuse_move(self, ev: TokenMoved, e: RuleError) -> None:
+        w = self.world
+        tok = w.tokens[ev.token]
+        back = ev.from_cell or tok.cell
+        self._emit(UpdateToken(token=tok.id, cell=back, animate=False))
+        self._emit(
+            PostChat(
+                text=f"{tok.display}'s move refused and moved back: {e.message}", whisper_to="gm"
+            )
+        )
+        mover = ev.player or w.player_for(tok.id)
+        player = w.players.get(mover)
+        if mover != "gm" and (player is None or player.role != "gm"):
+            self._emit(PostChat(text=f"Move refused: {e.message}", whisper_to=mover))
+        self._derive(
+            MoveRefused(
+                id=ev.id,
+                token=tok.id,
+                to_cell=ev.to_cell,
+                from_cell=ev.from_cell,
+                path=ev.path,
+                player=ev.player,
+                code=e.code,
+                reason=e.message,
+                source="runtime",
+            )
+        )
+
     # =============================================================================================
     # dispatch
     # =============================================================================================
@@ -962,16 +1029,43 @@ class WorldRuntime:
     async def _fire_conditions(self, ev: BaseEvent) -> None:
         if isinstance(ev, ConditionSignalled):
             return
+        token = getattr(ev, "token", None)
         for name in list(self.index.condition_names()):
             cond = self._conditions.get(name)
             if cond is None or not isinstance(ev, cond.types):
                 continue
-            ctx = Context(self, cond.script, ev)
-            if not self._check(cond, cond.fn, ev, ctx):
-                continue
+            # decided once per owner (whose Ready it is); a condition without a ctx cannot
+            # tell owners apart, so it is decided once
+            verdicts: dict[str | None, bool] = {}
             for trig in self.index.conditions(name):
-                if trig.spec.accepts(getattr(ev, "token", None)):
+                if trig.id not in self.index.triggers or not trig.spec.accepts(token):
+                    continue
+                owner = self._trigger_owner(trig) if cond.nargs > 1 else None
+                holds = verdicts.get(owner)
+                if holds is None:
+                    holds = verdicts[owner] = await self._condition_holds(cond, ev, owner)
+                if holds:
                     await self._fire(trig, ev)
+
+    async def _condition_holds(self, cond: Condition, ev: BaseEvent, owner: str | None) -> bool:
+        """Decide a condition for ``owner``'s trigger; an async one is awaited within the
+        script budget. One that raises or runs too long counts as false and is reported."""
+        ctx = Context(self, cond.script, ev, owner=owner)
+        if not cond.is_async:
+            return self._check(cond, cond.fn, ev, ctx)
+        budget = self.world.settings.script_budget
+        try:
+            result = cond.fn(*(ev, ctx)[: max(1, min(cond.nargs, 2))])
+            return bool(await asyncio.wait_for(result, budget))
+        except TimeoutError:
+            self._report(cond, f"ran past its {self._budget_text()} budget", cond.file, cond.line)
+        except Exception as e:
+            self._report_error(cond, e)
+        return False
+
+    def _trigger_owner(self, trig: Trigger) -> str | None:
+        watch = self.world.watches.get(trig.watch) if trig.watch is not None else None
+        return _watch_owner(watch) if watch is not None else None
 
     async def _fire(self, trig: Trigger, ev: BaseEvent, cell: Cell | None = None) -> None:
         region = getattr(trig.spec, "region", None)
@@ -986,7 +1080,15 @@ class WorldRuntime:
         if handler is None:
             log.warning("watch %s: no handler %s.%s loaded", watch.key, watch.script, watch.handler)
             return
-        ctx = Context(self, handler.script, ev, cell=cell, region=region, watch=watch)
+        ctx = Context(
+            self,
+            handler.script,
+            ev,
+            cell=cell,
+            region=region,
+            watch=watch,
+            owner=_watch_owner(watch),
+        )
         await self._invoke(handler, (ev, ctx))
 
     def _check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
@@ -1018,30 +1120,53 @@ class WorldRuntime:
             who = "the GM" if c.role == "gm" else "players"
             self._emit(PostChat(text=f"Only {who} may use !{c.name}.", whisper_to=reply_to))
             return
-        await self._invoke(c, (cmd, Context(self, c.script, cmd)), command=cmd)
+        bill = None
+        if c.cost is not None:  # checked before it runs, spent once it succeeded
+            try:
+                bill = economy.bill(self.world, cmd, c.cost, c.name)
+            except RuleError as e:
+                self._emit(PostChat(text=e.message, whisper_to=reply_to))
+                return
+        await self._invoke(c, (cmd, Context(self, c.script, cmd)), command=cmd, bill=bill)
+
+    def _pay(self, bill: economy.Bill, command: ChatCommand) -> None:
+        try:
+            bill.settle(self.world.encounter)
+        except RuleError as e:  # an async command that waited while the turn moved on
+            self._emit(
+                PostChat(text=f"!{command.name}: nothing spent: {e.message}", whisper_to="gm")
+            )
 
     # -- running callbacks -----------------------------------------------------------------
     async def _invoke(
-        self, reg: Registered, args: tuple[Any, ...], *, command: ChatCommand | None = None
+        self,
+        reg: Registered,
+        args: tuple[Any, ...],
+        *,
+        command: ChatCommand | None = None,
+        bill: economy.Bill | None = None,
     ) -> None:
         if reg.is_async:
             call_args = args[: reg.nargs] if reg.nargs < len(args) else args
-            task = asyncio.create_task(self._run_async(reg, call_args, command))
+            task = asyncio.create_task(self._run_async(reg, call_args, command, bill))
             self._task_reg[task] = reg
             self._running[task] = (reg, time.perf_counter())
             task.add_done_callback(self._task_done)
             await self._settle()
             return
-        self._call(reg, args, command)
+        if self._call(reg, args, command) and bill is not None and command is not None:
+            self._pay(bill, command)
 
-    def _call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> None:
+    def _call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> bool:
         """Run a plain (not async) callback: its errors and its time past the budget are
-        reported, never raised."""
+        reported, never raised. Returns whether it returned without an error."""
         call_args = args[: reg.nargs] if reg.nargs < len(args) else args
         t0 = time.perf_counter()
+        ok = True
         try:
             reg.fn(*call_args)
         except Exception as e:
+            ok = False
             self._callback_failed(reg, e, command)
         elapsed = time.perf_counter() - t0
         if elapsed > self.world.settings.script_budget:
@@ -1051,9 +1176,14 @@ class WorldRuntime:
                 reg.file,
                 reg.line,
             )
+        return ok
 
     async def _run_async(
-        self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None
+        self,
+        reg: Registered,
+        args: tuple[Any, ...],
+        command: ChatCommand | None,
+        bill: economy.Bill | None = None,
     ) -> None:
         try:
             await reg.fn(*args)
@@ -1061,6 +1191,9 @@ class WorldRuntime:
             raise
         except Exception as e:
             self._callback_failed(reg, e, command)
+            return
+        if bill is not None and command is not None:
+            self._pay(bill, command)
 
     def _callback_failed(self, reg: Registered, e: Exception, command: ChatCommand | None) -> None:
         if command is not None:
@@ -1508,13 +1641,24 @@ class WorldRuntime:
         return frozenset()
 
     def _add_watch(
-        self, key: str, spec: Any, script: str, handler: str, data: dict[str, Any]
+        self,
+        key: str,
+        spec: Any,
+        script: str,
+        handler: str,
+        data: dict[str, Any],
+        owner: str | None = None,
     ) -> Watch:
         if (script, handler) not in self._watch_handlers:
             raise ValueError(f"script {script} has no watch_handler {handler!r}")
         self._remove_watch(key)
         watch = Watch(
-            key=key, script=script, handler=handler, spec=spec.model_dump(mode="json"), data=data
+            key=key,
+            script=script,
+            handler=handler,
+            spec=spec.model_dump(mode="json"),
+            data=data,
+            owner=owner,
         )
         self.world.watches[key] = watch
         self._index_watch(key, watch)
@@ -1560,6 +1704,7 @@ class WorldRuntime:
         self._choices.update(s.choices)
         for name, wh in s.watch_handlers.items():
             self._watch_handlers[(s.name, name)] = wh
+        self._move_judges.extend(s.move_judges)
         for reg in s.regions.values():
             self._set_region(reg.model_copy())
         for pt in s.position_triggers:
@@ -1568,6 +1713,7 @@ class WorldRuntime:
     def _unregister(self, s: Script) -> None:
         self._scripts.pop(s.name, None)
         self._listeners = [lst for lst in self._listeners if lst.script is not s]
+        self._move_judges = [j for j in self._move_judges if j.script is not s]
         self._routes.clear()
         for table in (self._commands, self._conditions, self._choices):
             for key in [k for k, v in table.items() if v.script is s]:
@@ -1649,6 +1795,11 @@ class _Call:
 
     reg: Registered
     args: tuple[Any, ...]
+
+
+def _watch_owner(watch: Watch) -> str | None:
+    # a Ready's watch saved before watches had an owner names him in its data
+    return watch.owner if watch.owner is not None else watch.data.get("actor")
 
 
 def parse_event(event: Any) -> BaseEvent:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rules import actions
 from rules.geometry import Cell
 from sdk.events import BaseEvent, ChatCommand, TokenMoved
 from sdk.regions import Region
@@ -84,6 +85,13 @@ class Command(Registered):
     help: str = ""
     role: Role = "player"
     aliases: tuple[str, ...] = ()
+    cost: str | None = None
+    """What the command costs its actor in combat (see :mod:`sdk.economy`), or None."""
+
+
+@dataclass(eq=False)
+class MoveJudge(Registered):
+    pass
 
 
 @dataclass(eq=False)
@@ -130,6 +138,7 @@ class Script:
     position_triggers: list[PositionTrigger] = field(default_factory=list)
     regions: dict[str, Region] = field(default_factory=dict)
     load_hooks: list[Hook] = field(default_factory=list)
+    move_judges: list[MoveJudge] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.file is None:
@@ -166,10 +175,19 @@ class Script:
         help: str = "",
         role: Role = "player",
         aliases: Iterable[str] = (),
+        cost: str | None = None,
     ) -> Callable[[F], F]:
         """Handle ``!name ...`` in chat; the callback gets ``(cmd: ChatCommand, ctx)``.
         ``role`` is the least role allowed to give it. Raise :class:`sdk.UsageError` for bad
-        arguments: the player is whispered the ``usage`` line."""
+        arguments: the player is whispered the ``usage`` line.
+
+        ``cost`` is what the command costs its actor in combat: ``"half"``, ``"full"``,
+        ``"free"`` (FoE: ``"action"``, ``"both"``), or an action the rules name (``"attack"``,
+        ``"ready"``, ``"charge"``: see :mod:`rules.actions`). The runtime checks it before the
+        callback runs and spends it once the callback succeeded (:mod:`sdk.economy`); a command
+        refused for want of budget does not run, one that raises spends nothing."""
+        if cost is not None:
+            _check_cost(cost, self.system, name)
 
         def deco(fn: F) -> F:
             cmd = Command(
@@ -180,6 +198,7 @@ class Script:
                 help=help or (inspect.getdoc(fn) or "").split("\n")[0],
                 role=role,
                 aliases=tuple(a.lower().lstrip("!") for a in aliases),
+                cost=cost,
             )
             for n in (cmd.name, *cmd.aliases):
                 self.commands[n] = cmd
@@ -190,7 +209,10 @@ class Script:
     def condition(self, name: str, *, on: Iterable[type[BaseEvent]] = ()) -> Callable[[F], F]:
         """A named condition a Ready can use as its trigger (``!ready shoot --when name``): a
         predicate ``(event, ctx) -> bool`` tested on events of the types in ``on`` (default:
-        token moves, chat commands and declared actions)."""
+        token moves, chat commands and declared actions). ``ctx.owner`` is the token whose
+        trigger is being decided (who readied), so "an enemy comes near" can mean his enemy;
+        it is decided once per owner. An ``async def`` condition is awaited (within the
+        world's ``script_budget``; it may await its own I/O, not ``ctx.ask``/``wait_for``)."""
 
         def deco(fn: F) -> F:
             kinds = tuple(on) or _annotated_events(fn) or _default_condition_types()
@@ -250,6 +272,22 @@ class Script:
 
         return deco
 
+    def before_move(self, fn: F) -> F:
+        """Judge every token move from outside (the VTT) before it is applied: ``fn(event:
+        TokenMoved, ctx)`` returns None to let it through, or a rules ``Outcome`` (a rule it
+        called, e.g. :func:`rules.foe.movement.move`) that is applied, unannounced, once the
+        token is placed. Raising :class:`rules.outcome.RuleError` refuses the move: the world
+        keeps the token where it was, the VTT is told to put it back, the mover and the GM are
+        told why, and listeners get a :class:`sdk.events.MoveRefused` instead of the
+        ``TokenMoved``. A judge must be a plain function (it runs before anything else)."""
+        if inspect.iscoroutinefunction(fn):
+            raise TypeError(
+                f"{getattr(fn, '__name__', fn)}: a before_move judge must be a plain function, "
+                "not async (a move is judged before anything else happens)"
+            )
+        self.move_judges.append(MoveJudge(self, fn))
+        return fn
+
     def on_load(self, fn: F) -> F:
         """Run ``fn(ctx)`` each time the script is loaded into a world (and after a reload)."""
         self.load_hooks.append(Hook(self, fn))
@@ -272,6 +310,17 @@ class Script:
 
 def _cell(c: Cell | tuple[int, int]) -> Cell:
     return c if isinstance(c, Cell) else Cell(x=c[0], y=c[1])
+
+
+def _check_cost(cost: str, system: str | None, command: str) -> None:
+    """A command's declared cost must be one the economy knows (in the script's system)."""
+    systems = [system] if system else list(actions.COSTS)
+    if not any(actions.known(s, cost) for s in systems):
+        names = sorted({n for s in systems for n in actions.COSTS[s]})
+        raise ValueError(
+            f"!{command}: unknown cost {cost!r}; give free, half, full (FoE: action, both) "
+            f"or an action the rules name: {', '.join(names)}"
+        )
 
 
 def _default_condition_types() -> tuple[type[BaseEvent], ...]:

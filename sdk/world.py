@@ -137,6 +137,8 @@ class Watch(BaseModel):
     handler: str
     spec: dict[str, Any]
     data: dict[str, Any] = Field(default_factory=dict)
+    owner: str | None = None
+    """The token it is for (a Ready's owner): ``ctx.owner`` in its conditions and handler."""
 
 
 class World(BaseModel):

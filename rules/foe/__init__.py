@@ -17,18 +17,26 @@ from rules.foe import (  # noqa: F401  (imported for their hooks and as the pack
     surprise,
     turns,
 )
-from rules.foe.charge import charge_attack, charge_fear_check, horn_charge_damage
+from rules.foe.charge import (
+    charge_attack,
+    charge_dragged,
+    charge_fear_check,
+    horn_charge_damage,
+)
 from rules.foe.initiative import initiative_expression, initiative_modifier
 from rules.foe.jumping import can_clear, high_jump, jump, long_jump
 from rules.foe.movement import dodge, move, movement_allowed, round_cap
 from rules.foe.sneaking import (
     BURROWING,
+    STEALTH_FIELDS,
     block,
     burrowing_field,
     hide,
     hold_defense,
     sneak,
     sneak_speed,
+    stealth_field,
+    stealth_fields,
     stop_sneaking,
     weight_penalty,
 )
@@ -42,12 +50,14 @@ from rules.foe.surprise import (
 
 __all__ = [
     "BURROWING",
+    "STEALTH_FIELDS",
     "FoEState",
     "StealthField",
     "block",
     "burrowing_field",
     "can_clear",
     "charge_attack",
+    "charge_dragged",
     "charge_fear_check",
     "dodge",
     "hide",
@@ -67,6 +77,8 @@ __all__ = [
     "sneak_attack_damage",
     "sneak_speed",
     "start_surprise_round",
+    "stealth_field",
+    "stealth_fields",
     "stop_sneaking",
     "weight_penalty",
 ]

@@ -5,6 +5,14 @@ nothing else follows it. The path must be straight, at least 15 ft and at most a
 Ending within 5 ft of an enemy allows the follow-up attack (:func:`charge_attack`, offered as a
 ``charge_attack`` Choice); ending out of reach spends both actions with no attack.
 
+Two ways to charge: :func:`charge` runs along a path it is given (``!charge`` draws a straight
+line at the target), and :func:`charge_dragged` declares what he has already moved this turn a
+charge (a player drags his token along a path in the VTT, then says ``!charge <target>``). The
+dragged path is judged whole, as the VTT reported it (Foundry waypoints, Roll20 ``lastmove``):
+an L-shaped drag is no charge. Moves are the only thing he may have done; they become the
+charge's two actions (:mod:`rules.actions`). A refused declaration changes nothing: his moves
+stand as moves.
+
 Horns: a horn attack at the end of a charge deals +3d6, so a one-horn charge deals 6d6 + STR; a
 two-horned charger (minotaur, buffalo) deals 6d10 + STR instead.
 
@@ -19,15 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rules import actions
 from rules.characters import Character
 from rules.dice import Roller
-from rules.encounter import Encounter, check_budget, require_turn, spend
-from rules.foe.movement import RUN_MULTIPLIER
+from rules.encounter import Combatant, Encounter, require_turn
+from rules.foe.movement import MOVE, RUN_MULTIPLIER
 from rules.foe.turns import add_to_trail, fmt, full_path, require_foe, require_not_surprised
 from rules.geometry import Cell, is_straight
 from rules.outcome import Choice, Outcome, RuleError
 
-CHARGE = "charge"
+CHARGE = actions.CHARGE
 CHARGE_MIN_FT = 15.0
 """A charge needs at least 15 ft of straight line."""
 HORN_CHARGE_BONUS = "3d6"
@@ -62,26 +71,92 @@ def charge(
     ch = enc.character(actor)
     require_not_surprised(enc, actor)
     cb = require_turn(enc, actor)
+    foes = _foes(enc, actor, enemies, target)
+    _both_actions(enc, actor)
+    if cb.actions_taken or cb.half_actions < 2:
+        raise RuleError(
+            "charge_needs_both_actions",
+            f"A charge takes both actions; {ch.display} has already spent "
+            f"{_spent(cb)} this turn ({actions.left(enc, actor)}).",
+            taken=list(cb.actions_taken),
+        )
+    cells = full_path(enc, actor, path)
+    length = _judge_path(enc, actor, cells)
+    actions.check(enc, actor, CHARGE)
+
+    actions.take(enc, actor, CHARGE)
+    cb.moved_ft += length
+    enc.positions[actor] = cells[-1]
+    add_to_trail(enc, actor, cells)
+    return _charged(enc, actor, length, foes, target)
+
+
+def charge_dragged(
+    enc: Encounter,
+    actor: str,
+    *,
+    enemies: Sequence[str] = (),
+    target: str | None = None,
+) -> Outcome:
+    """Declare what ``actor`` moved on foot this turn (his drags, ``FoEState.trail``) a charge:
+    the path is judged as :func:`charge` judges its own (straight, 15 ft to 3x speed), and
+    his moves, the only actions he may have taken, become the charge's two actions. Raises
+    ``no_drag`` when he has not moved this turn, and what :func:`charge` raises; a refusal
+    changes nothing (his moves stand)."""
+    require_foe(enc)
+    ch = enc.character(actor)
+    require_not_surprised(enc, actor)
+    cb = require_turn(enc, actor)
+    foes = _foes(enc, actor, enemies, target)
+    trail = enc.foe.trail.get(actor, [])
+    if len(trail) < 2 or MOVE not in cb.actions_taken:
+        raise RuleError(
+            "no_drag",
+            f"{ch.display} has not moved on foot this turn: drag the token along the charge, "
+            "or give no drag and let !charge run straight at the target.",
+        )
+    _both_actions(enc, actor)
+    others = [a for a in cb.actions_taken if a != MOVE]
+    if others:
+        raise RuleError(
+            "charge_needs_both_actions",
+            f"A charge takes both actions; {ch.display} has already spent {_spent(cb)} this "
+            f"turn ({actions.left(enc, actor)}).",
+            taken=list(cb.actions_taken),
+        )
+    length = _judge_path(enc, actor, trail)
+    actions.check(enc, actor, CHARGE)
+
+    actions.take(enc, actor, CHARGE)  # his moves become the charge's actions
+    return _charged(enc, actor, length, foes, target, dragged=True)
+
+
+def _foes(enc: Encounter, actor: str, enemies: Sequence[str], target: str | None) -> list[str]:
     foes = list(dict.fromkeys([*([target] if target else []), *enemies]))
     for e in foes:
         enc.character(e)
         if e == actor:
-            raise RuleError("bad_argument", f"{ch.display} cannot charge at himself.")
+            raise RuleError("bad_argument", f"{enc.name(actor)} cannot charge at himself.")
         if e not in enc.positions:
             raise RuleError("no_position", f"{enc.name(e)} has no position on the map.")
+    return foes
+
+
+def _both_actions(enc: Encounter, actor: str) -> None:
     if enc.actions_per_turn < 2:
         raise RuleError(
             "charge_needs_both_actions",
-            f"A charge takes both actions; {ch.display} has one in the surprise round.",
+            f"A charge takes both actions; {enc.name(actor)} has one in the surprise round.",
         )
-    if cb.actions_taken or cb.half_actions < 2:
-        done = ", ".join(cb.actions_taken) or "an action"
-        raise RuleError(
-            "charge_needs_both_actions",
-            f"A charge takes both actions; {ch.display} has already spent {done} this turn.",
-            taken=list(cb.actions_taken),
-        )
-    cells = full_path(enc, actor, path)
+
+
+def _spent(cb: Combatant) -> str:
+    return ", ".join(dict.fromkeys(cb.actions_taken)) or "an action"
+
+
+def _judge_path(enc: Encounter, actor: str, cells: Sequence[Cell]) -> float:
+    """The charge's length along ``cells``; raises unless straight, 15 ft to a run."""
+    ch = enc.character(actor)
     length = enc.grid.path_length(cells)
     if not is_straight(cells):
         raise RuleError(
@@ -104,13 +179,21 @@ def charge(
             allowed=run,
             length=length,
         )
-    check_budget(enc, actor, "full")
+    return length
 
-    spend(enc, actor, "full", CHARGE)
-    cb.moved_ft += length
-    end = cells[-1]
-    enc.positions[actor] = end
-    add_to_trail(enc, actor, cells)
+
+def _charged(
+    enc: Encounter,
+    actor: str,
+    length: float,
+    foes: list[str],
+    target: str | None,
+    *,
+    dragged: bool = False,
+) -> Outcome:
+    """What a charge that ended where he stands offers: the attack, the GM's fear check."""
+    ch = enc.character(actor)
+    end = enc.positions[actor]
     reach = [e for e in foes if enc.grid.adjacent(end, enc.positions[e])]
     out = Outcome()
     out.add(
@@ -120,6 +203,7 @@ def charge(
         distance=length,
         target=target,
         in_reach=reach,
+        dragged=dragged,
     )
     if reach:
         enc.foe.charge_reach[actor] = reach

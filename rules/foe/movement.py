@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from rules.encounter import Combatant, Encounter, check_budget, require_turn, spend
+from rules import actions
+from rules.encounter import Combatant, Encounter, require_turn
 from rules.foe.turns import (
     add_to_trail,
     fighting,
@@ -36,7 +37,7 @@ from rules.foe.turns import (
 from rules.geometry import Cell
 from rules.outcome import Outcome, RuleError
 
-MOVE = "move"
+MOVE = actions.MOVE
 RUN_MULTIPLIER = 3
 """Running (both actions spent moving) covers three times the move speed."""
 
@@ -95,15 +96,16 @@ def _why(enc: Encounter, actor: str) -> str:
     return f"a move with another action: {speed} ft in all"
 
 
-def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
+def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None = None) -> Outcome:
     """Move ``actor`` along ``path`` (the cells a token passed through; it starts at his cell,
-    which is added if missing). In combat, on his turn, within his budget; the move actions it
-    needs are spent. Outside the fight the move is free. Raises ``over_budget`` (with
+    or at ``start`` when the VTT reports where the move began, which is added if missing). In
+    combat, on his turn, within his budget; the move actions it needs are spent
+    (:mod:`rules.actions`). Outside the fight the move is free. Raises ``over_budget`` (with
     ``allowed`` and ``length`` in ``detail``) and changes nothing when the path is too long."""
     require_foe(enc)
     ch = enc.character(actor)
     require_not_surprised(enc, actor)
-    cells = full_path(enc, actor, path)
+    cells = full_path(enc, actor, path, start)
     length = enc.grid.path_length(cells)
     out = Outcome()
 
@@ -156,10 +158,10 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell]) -> Outcome:
     needed = 0 if total == 0 else (1 if total <= ch.move else 2)
     new_actions = max(0, needed - moves)
     if new_actions:
-        check_budget(enc, actor, "full" if new_actions == 2 else "half")
+        actions.check(enc, actor, "full" if new_actions == 2 else MOVE)
 
     for _ in range(new_actions):
-        spend(enc, actor, "half", MOVE)
+        actions.take(enc, actor, MOVE)
     cb.moved_ft += length
     enc.positions[actor] = cells[-1]
     add_to_trail(enc, actor, cells)
@@ -200,13 +202,13 @@ def dodge(enc: Encounter, actor: str, to: Cell | None = None) -> Outcome:
                 f"A dodge shifts {ch.display} at most to a touching cell.",
             )
     if not held and fighting(enc, actor):
-        check_budget(enc, actor, "half")
+        actions.check(enc, actor, actions.DODGE)
 
     out = Outcome()
     if held:
         del enc.foe.held[actor]
     elif fighting(enc, actor):
-        spend(enc, actor, "half", "dodge")
+        actions.take(enc, actor, actions.DODGE)
     if target is not None:
         enc.positions[actor] = target
         enc.foe.trail.pop(actor, None)  # a dive breaks any run-up

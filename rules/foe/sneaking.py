@@ -17,6 +17,10 @@ block, stealth fields, burrowing, and the weight penalty.
   Perception (⚙ ``mfd_penalty``: MFD steps down the ladder, or a divisor), and the sneaker's own
   penalties (weight, and any negative ``modifier``) become bonuses to their Perception instead
   of penalties to his Sneak. The field's own -25 stays on the sneak roll.
+* Named fields (:func:`stealth_field`): the text names the invisibility spell, the stealthbuck
+  and the zebra (invisibility) cloak but gives none of their bonuses. [assumed] Each defaults
+  to +50 / 2 MFD, the one field the text does quantify (a burrow), magical; a world overrides
+  them, or adds its own, with ⚙ ``stealth_fields``, and a sneak can give its own numbers.
 * A burrowing creature fully underground, alone in its tunnel, counts as a +50 sneak / 2 MFD
   non-magical stealth field (:func:`burrowing_field`); the field rules above apply to it
   whole (full speed, -25 + 50).
@@ -31,9 +35,10 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
+from rules import actions
 from rules.characters import Character
 from rules.dice import Roller
-from rules.encounter import Encounter, check_budget, require_turn, spend
+from rules.encounter import Encounter, require_turn
 from rules.foe.checks import opposed, roll_check
 from rules.foe.mfd import penalised, target
 from rules.foe.state import SneakState, StealthField
@@ -41,13 +46,76 @@ from rules.foe.turns import fighting, fmt, require_foe, require_not_surprised
 from rules.options import Options
 from rules.outcome import Outcome, RuleError
 
-SNEAK = "sneak"
+SNEAK = actions.SNEAK
 STEALTH_FIELD_PENALTY = -25
 WEIGHT_FREE = 50
 WEIGHT_STEP = 10
 WEIGHT_PENALTY_PER_STEP = -5
-BURROWING = StealthField(name="underground", sneak_bonus=50, mfd=2, magical=False)
+BURROWING = StealthField(name="the ground", sneak_bonus=50, mfd=2, magical=False)
 """What a burrowing creature fully underground, alone in its tunnel, counts as."""
+STEALTH_FIELDS = {
+    "invisibility": StealthField(name="an invisibility spell", sneak_bonus=50, mfd=2),
+    "stealthbuck": StealthField(name="a stealthbuck", sneak_bonus=50, mfd=2),
+    "zebra-cloak": StealthField(name="a zebra cloak", sneak_bonus=50, mfd=2),
+}
+"""The fields the text names, by the name a command gives. [assumed] numbers: see above."""
+FIELD_ALIASES = {
+    "invisibilityspell": "invisibility",
+    "invisible": "invisibility",
+    "stealthbuck": "stealthbuck",
+    "zebracloak": "zebra-cloak",
+    "zebrainvisibilitycloak": "zebra-cloak",
+    "cloak": "zebra-cloak",
+}
+CUSTOM_FIELD = "custom"
+
+
+def _field_key(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+def stealth_fields(options: Options) -> dict[str, StealthField]:
+    """The named fields of a world: the built-in ones, with ⚙ ``stealth_fields`` over them."""
+    fields = dict(STEALTH_FIELDS)
+    for name, stats in options.stealth_fields.items():
+        fields[name] = StealthField(
+            name=name, sneak_bonus=stats.bonus, mfd=stats.mfd, magical=stats.magical
+        )
+    return fields
+
+
+def stealth_field(
+    options: Options, name: str, *, bonus: int | None = None, mfd: float | None = None
+) -> StealthField:
+    """The stealth field called ``name`` (a built-in, an alias such as ``zebra cloak``, or one
+    of ⚙ ``stealth_fields``); ``bonus``/``mfd`` replace its numbers for this roll. ``custom``
+    is a field of exactly ``bonus`` and ``mfd`` (both needed). Raises ``unknown_field``."""
+    if mfd is not None and mfd <= 0:
+        raise RuleError("bad_argument", f"A stealth field's MFD must be positive, not {mfd:g}.")
+    key = _field_key(name)
+    if key == CUSTOM_FIELD:
+        if bonus is None or mfd is None:
+            raise RuleError(
+                "bad_argument", "A custom stealth field needs both its bonus and its MFD."
+            )
+        return StealthField(name="a stealth field", sneak_bonus=bonus, mfd=mfd)
+    fields = stealth_fields(options)
+    by_key = {_field_key(n): f for n, f in fields.items()}
+    found = by_key.get(key) or fields.get(FIELD_ALIASES.get(key, ""))
+    if found is None:
+        known = ", ".join(sorted(fields))
+        raise RuleError(
+            "unknown_field",
+            f"No stealth field {name!r} (known: {known}; or custom with a bonus and an MFD).",
+        )
+    if bonus is None and mfd is None:
+        return found
+    return found.model_copy(
+        update={
+            "sneak_bonus": found.sneak_bonus if bonus is None else bonus,
+            "mfd": found.mfd if mfd is None else mfd,
+        }
+    )
 
 
 def weight_penalty(weight: float) -> int:
@@ -180,7 +248,7 @@ def sneak(
     in_fight = fighting(enc, actor)
     if in_fight:
         require_turn(enc, actor)
-        check_budget(enc, actor, "half")
+        actions.check(enc, actor, SNEAK)
     rolling = bool(foes) and (not in_fight or _hides_left(enc, actor) > 0)
     out, hidden = (
         _sneak_roll(
@@ -201,7 +269,7 @@ def sneak(
         enc.foe.hidden_from[actor] = hidden
     speed = sneak_speed(ch, enc.options, field)
     if in_fight:
-        spend(enc, actor, "half", SNEAK)
+        actions.take(enc, actor, SNEAK)
         if rolling:
             enc.foe.hides[actor] = enc.foe.hides.get(actor, 0) + 1
         state = enc.foe.sneak.get(actor) or SneakState(speed=speed)
@@ -255,7 +323,7 @@ def hide(
                 f"{ch.display} may roll Sneak to hide once per combat action and has used "
                 f"all {enc.actions_per_turn} this round.",
             )
-        check_budget(enc, actor, "free")
+        actions.check(enc, actor, actions.HIDE)
     out, hidden = _sneak_roll(
         enc,
         actor,
@@ -267,7 +335,7 @@ def hide(
         perception_mfd=perception_mfd,
     )
     if in_fight:
-        spend(enc, actor, "free", "hide")
+        actions.take(enc, actor, actions.HIDE)
         enc.foe.hides[actor] = enc.foe.hides.get(actor, 0) + 1
     enc.foe.hidden_from[actor] = hidden
     return out

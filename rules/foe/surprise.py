@@ -30,14 +30,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from rules import actions
 from rules.dice import Roller
 from rules.encounter import (
     Encounter,
-    check_budget,
     join_combat,
     on_round_start,
     require_turn,
-    spend,
     start_combat,
 )
 from rules.foe.turns import require_foe
@@ -192,12 +191,12 @@ def sneak_attack(
             f"{enc.name(target)} is not open to a sneak attack (not caught unaware in the "
             "surprise round, or already hit).",
         )
-    check_budget(enc, attacker, "half")
+    actions.check(enc, attacker, actions.SNEAK_ATTACK)
     rolled = (
         roller.roll(damage, reason=f"sneak attack damage on {enc.name(target)}") if hits else None
     )
 
-    spend(enc, attacker, "half", "attack")
+    actions.take(enc, attacker, actions.SNEAK_ATTACK, what=actions.ATTACK)
     out = Outcome()
     if rolled is None:
         out.add(

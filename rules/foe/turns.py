@@ -40,13 +40,16 @@ def require_not_surprised(enc: Encounter, actor: str) -> None:
         )
 
 
-def full_path(enc: Encounter, actor: str, path: Sequence[Cell]) -> list[Cell]:
-    """The path a token takes, starting at its current cell: a path that does not begin there
-    is taken to be the waypoints after it (a VTT drag reports where the token went)."""
+def full_path(
+    enc: Encounter, actor: str, path: Sequence[Cell], start: Cell | None = None
+) -> list[Cell]:
+    """The path a token takes, starting at its current cell (or ``start``, where the VTT says
+    the move began): a path that does not begin there is taken to be the waypoints after it
+    (a VTT drag reports where the token went)."""
     cells = [Cell.model_validate(c) for c in path]
     if not cells:
         raise RuleError("bad_path", "A move needs at least a destination cell.")
-    here = enc.positions.get(actor)
+    here = start if start is not None else enc.positions.get(actor)
     if here is not None and cells[0] != here:
         cells.insert(0, here)
     return cells

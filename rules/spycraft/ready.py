@@ -48,16 +48,15 @@ from __future__ import annotations
 
 from typing import Literal
 
+from rules import actions
 from rules.dice import Roller
 from rules.encounter import (
     BLOCKING_CONDITIONS,
     Encounter,
-    check_budget,
     next_turn,
     on_round_start,
     on_turn_start,
     set_ic,
-    spend,
 )
 from rules.outcome import Choice, Outcome, RuleError
 from rules.spycraft.state import ReadyAction
@@ -112,11 +111,13 @@ def declare(
     roller: Roller,
     timing: Timing = "completion",
 ) -> Outcome:
-    """Ready (full action, on his turn): hold one half action ``action`` until ``trigger``.
+    """Ready (full action, on his turn): hold one half action ``action`` until ``trigger``
+    (firing it later spends nothing: it was paid with the Ready).
 
     ``timing`` ``"attempt"`` intercedes before the triggering task; ``"completion"`` follows it
     (rule 1, the GM's call). Records the Ready, ends his turn and starts the next one.
-    Raises ``wrong_system``, ``ready_exists``, ``bad_argument``, ``blocked``, ``not_your_turn``,
+    Raises ``wrong_system``, ``ready_exists``, ``bad_argument``, ``not_a_half_action`` (the
+    action is one :mod:`rules.actions` knows as a full action), ``blocked``, ``not_your_turn``,
     ``no_budget`` (e.g. after a half action) before changing anything.
     """
     if enc.options.system != "spycraft":
@@ -132,9 +133,14 @@ def declare(
     action, trigger = action.strip(), trigger.strip()
     if not action or not trigger:
         raise RuleError("bad_argument", "A Ready names one half action and a trigger.")
-    check_budget(enc, actor, "full")
+    if actions.known("spycraft", action) and actions.kind_of("spycraft", action) == "full":
+        raise RuleError(
+            "not_a_half_action",
+            f"A Ready names one half action; {action} is {actions.describe('spycraft', action)}.",
+        )
+    actions.check(enc, actor, actions.READY)
 
-    spend(enc, actor, "full", "ready")
+    actions.take(enc, actor, actions.READY)
     enc.spycraft.readies[actor] = ReadyAction(
         actor=actor,
         action=action,

@@ -52,8 +52,9 @@ from __future__ import annotations
 import contextlib
 from typing import Literal
 
+from rules import actions
 from rules.dice import Roller
-from rules.encounter import Encounter, check_budget, on_round_start, set_ic, spend
+from rules.encounter import Encounter, on_round_start, set_ic
 from rules.outcome import Choice, Outcome, RuleError
 from rules.spycraft.state import PendingTie, StandOff
 
@@ -210,7 +211,7 @@ def can_stand_off(enc: Encounter, target: str, attacker: str) -> None:
             f"({CQB_RANGE_FT:g} ft) can be stood off.",
             distance=dist,
         )
-    check_budget(enc, target, "free", on_turn=False)  # surrendered / free action cap
+    actions.check(enc, target, actions.STAND_OFF)  # surrendered / free action cap
 
 
 def offer(enc: Encounter, target: str, attacker: str) -> Outcome:
@@ -259,7 +260,7 @@ def attempt(
     roll = roller.d(20, modifier=ch.reflex, reason=f"Reflex save to stand off {atk.display}")
 
     out = Outcome(rolls=[roll])
-    spend(enc, target, "free", "stand off", on_turn=False)
+    actions.take(enc, target, actions.STAND_OFF)
     ch.action_dice -= 1
     out.add(
         "action_die_spent",
@@ -855,10 +856,11 @@ def join(
             f"({CQB_RANGE_FT:g} ft).",
             distance=dist,
         )
-    check_budget(enc, actor, "half")
+    enc.combatant(actor)  # only someone in the turn order joins (on his turn)
+    actions.check(enc, actor, actions.JOIN_STAND_OFF)
 
     out = Outcome()
-    spend(enc, actor, "half", "join stand off")
+    actions.take(enc, actor, actions.JOIN_STAND_OFF)
     so.sides[side].append(actor)
     _enter(enc, so, actor, weapon.strip())
     team = len(so.sides[side]) >= 2

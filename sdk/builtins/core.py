@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rules import actions
 from rules import encounter as rules_enc
 from rules.outcome import Outcome
 from sdk.commands import key_values, parse_int, parse_value
@@ -35,7 +36,7 @@ from sdk.events import (
     SceneSnapshot,
     TurnStarted,
 )
-from sdk.script import ROLE_RANK, Script
+from sdk.script import ROLE_RANK, Command, Script
 
 script = Script("core", description="Combat flow, stats, options, prompts and help.")
 
@@ -121,7 +122,8 @@ def next_(cmd: ChatCommand, ctx: Context) -> None:
 @script.command(
     "delay",
     usage="!delay <steps>",
-    help="Lower your IC by some steps; you act again when the count reaches it.",
+    help="Lower your IC by some steps, before you act; you act again when the count reaches it.",
+    cost="delay",
 )
 def delay(cmd: ChatCommand, ctx: Context) -> None:
     args = cmd.argv
@@ -134,7 +136,8 @@ def delay(cmd: ChatCommand, ctx: Context) -> None:
 @script.command(
     "attack",
     usage="!attack <target>",
-    help="Declare an attack (a half action); a stand off may answer it.",
+    help="Declare an attack; a stand off may answer it.",
+    cost=actions.ATTACK,
 )
 def attack(cmd: ChatCommand, ctx: Context) -> None:
     args = cmd.argv
@@ -144,8 +147,6 @@ def attack(cmd: ChatCommand, ctx: Context) -> None:
     target = ctx.token(args[0]).id
     if target == actor:
         raise UsageError("Attack someone else.")
-    if ctx.encounter.in_combat:
-        rules_enc.check_budget(ctx.encounter, actor, "half")
     ctx.say(f"{ctx.name(actor)} attacks {ctx.name(target)}.")
     ctx.emit_event(
         ActionDeclared(
@@ -154,27 +155,45 @@ def attack(cmd: ChatCommand, ctx: Context) -> None:
     )
 
 
+DO_COSTS = ("half", "full", "free")
+DO_DEFAULT_COST = "half"
+
+
 @script.command(
     "do",
-    usage="!do <action> [--target <token>] [--done]",
-    help="Declare that you attempt an action (or --done: complete it); "
-    "Ready actions watching it may fire.",
+    usage="!do <action> [--target <token>] [--done] [--cost half|full|free]",
+    help="Declare that you attempt an action (or --done: complete it); Ready actions watching "
+    "it may fire. In combat it costs a half action (FoE: 1 action) unless --cost says "
+    "otherwise (full: FoE both actions); completing an action attempted this turn is free.",
 )
 def do(cmd: ChatCommand, ctx: Context) -> None:
     from sdk.commands import split_flags
 
-    pos, flags = split_flags(cmd.argv, {"target": True, "done": False})
+    pos, flags = split_flags(cmd.argv, {"target": True, "done": False, "cost": True})
     if not pos:
         raise UsageError()
     actor = actor_of(cmd, ctx)
     target = ctx.token(str(flags["target"])).id if "target" in flags else None
     action = " ".join(pos).lower()
     phase = "completion" if flags.get("done") else "attempt"
+    cost = _do_cost(str(flags.get("cost", DO_DEFAULT_COST)))
+    cb = ctx.encounter.combatants.get(actor)
+    paid = phase == "completion" and cb is not None and action in cb.actions_taken
+    if not paid:
+        ctx.spend(actor, cost, what=action)
     verb = "completes" if phase == "completion" else "attempts"
     ctx.say(f"{ctx.name(actor)} {verb}: {action}.")
     ctx.emit_event(
         ActionDeclared(token=actor, action=action, target=target, phase=phase, player=cmd.player)
     )
+
+
+def _do_cost(text: str) -> str:
+    cost = text.strip().lower()
+    cost = actions.ALIASES.get(cost, cost)
+    if cost not in DO_COSTS:
+        raise UsageError(f"--cost is half, full or free (FoE: action, both), not {text!r}.")
+    return cost
 
 
 # -- the VTT's combat tracker ---------------------------------------------------------------------
@@ -373,7 +392,7 @@ def help_(cmd: ChatCommand, ctx: Context) -> None:
         c = commands.get(name)
         if c is None:
             raise UsageError(f"No command !{name}.")
-        ctx.reply(f"{c.usage} — {c.help}")
+        ctx.reply(_help_line(c, ctx.options.system))
         return
     rank = ROLE_RANK.get(cmd.role, 0)
     seen = []
@@ -381,5 +400,13 @@ def help_(cmd: ChatCommand, ctx: Context) -> None:
         system = c.script.system
         if c not in seen and ROLE_RANK[c.role] <= rank and system in (None, ctx.options.system):
             seen.append(c)
-    lines = [f"{c.usage} — {c.help}" for c in sorted(seen, key=lambda c: c.name)]
+    lines = [_help_line(c, ctx.options.system) for c in sorted(seen, key=lambda c: c.name)]
     ctx.reply("Commands:\n" + "\n".join(lines))
+
+
+def _help_line(c: Command, system: str) -> str:
+    """``usage — help [cost]``: the cost in the world's system, from the rules' economy."""
+    line = f"{c.usage} — {c.help}".rstrip()
+    if c.cost is not None and actions.known(system, c.cost):
+        line += f" [{actions.describe(system, c.cost)}]"
+    return line

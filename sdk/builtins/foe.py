@@ -1,13 +1,26 @@
 """Fallout: Equestria built-ins: surprise round, movement, charge, jumping, sneaking.
 
 Commands: ``!surprise``, ``!move``, ``!charge``, ``!charge-attack``, ``!jump``, ``!sneak``,
-``!hide``, ``!sneak-attack``.
+``!hide``, ``!sneak-attack``. Each spends through the rules' economy (:mod:`rules.actions`);
+``!help`` shows what each costs.
 
-Token moves made in the VTT during a FoE combat are checked against the movement rules
-(:func:`rules.foe.movement.move`: the budget, whose turn it is, the surprised sitting out). A move
-the rules refuse is reported to the GM and, with the world setting ``revert_over_budget`` (on by
-default), moved back without firing triggers; the player is told why. A GM's own moves are
-checked and reported but never moved back (the GM overrides). ``check_moves`` off skips it.
+A charge along a dragged path: the player drags his token (Foundry waypoints, Roll20's
+``lastmove``: the path reaches the rules whole), then says ``!charge <target>``; the path he
+moved this turn is judged as the charge (:func:`rules.foe.charge.charge_dragged`), and his moves
+become its two actions. A refused charge leaves his moves as they were.
+
+Stealth fields on ``!sneak`` / ``!hide``: ``--field <name>`` (the rules' named fields, a world's
+``stealth_fields``, or ``custom`` with ``--bonus`` and ``--mfd``). A burrowing character that is
+underground and has its tunnel to itself sneaks under the burrowing field without a flag
+(:func:`burrow_field` says how that is known).
+
+Token moves made in the VTT during a FoE combat are judged by the movement rules
+(:func:`rules.foe.movement.move`: the budget, whose turn it is, the surprised sitting out)
+before they are applied (a ``before_move`` judge). A move the rules refuse is, with the world
+setting ``revert_over_budget`` (on by default), never applied: the world keeps the token where
+it was, the VTT is told to put it back, the GM and the player are told why, and no trigger
+fires. A GM's own moves are checked and reported but kept (the GM overrides), as are all moves
+with ``revert_over_budget`` off. ``check_moves`` off skips it.
 
 Cells in commands are ``x,y`` (grid column, row); a token name stands for its cell. Enemies
 default to the tokens of the opposite disposition (Foundry's hostile vs friendly); name them
@@ -18,13 +31,15 @@ from __future__ import annotations
 
 import re
 
+from rules import actions
 from rules.foe import charge as rcharge
 from rules.foe import jumping as rjump
 from rules.foe import movement as rmove
 from rules.foe import sneaking as rsneak
 from rules.foe import surprise as rsurprise
+from rules.foe.state import StealthField
 from rules.geometry import Cell
-from rules.outcome import RuleError
+from rules.outcome import Outcome, RuleError
 from sdk.builtins.core import actor_as
 from sdk.commands import parse_float, parse_int, split_flags
 from sdk.context import Context
@@ -73,38 +88,33 @@ def enemies_of(ctx: Context, actor: str, named: str | bool | None = None) -> lis
 # -- moves made in the VTT ------------------------------------------------------------------------
 
 
-@script.on(TokenMoved, when=lambda e: e.source == "vtt")
-def vtt_move(event: TokenMoved, ctx: Context) -> None:
+@script.before_move
+def vtt_move(event: TokenMoved, ctx: Context) -> Outcome | None:
+    """Judge a VTT move in a FoE combat before it is applied (the runtime places the token
+    once this lets it through, and puts it back in the VTT when this refuses it)."""
     # runs for every token move: read the world once rather than through ctx's properties
     world = ctx.world
     enc = world.encounter
-    if enc.options.system != "foe" or not world.settings.check_moves or not enc.in_combat:
-        return
+    if (
+        event.source != "vtt"
+        or enc.options.system != "foe"
+        or not world.settings.check_moves
+        or not enc.in_combat
+    ):
+        return None
     actor = event.token
     cb = enc.combatants.get(actor)
     in_fight = (cb is not None and not cb.out) or actor in enc.foe.surprised
     if not in_fight or event.from_cell is None or event.from_cell == event.to_cell:
-        return
-    start, path = event.from_cell, event.waypoints()
-    enc.positions[actor] = start  # the rules measure the move from where he stood
+        return None
     try:
-        out = rmove.move(enc, actor, path)
+        return rmove.move(enc, actor, event.waypoints(), start=event.from_cell)
     except RuleError as e:
-        enc.positions[actor] = event.to_cell
-        player = ctx.world.players.get(event.player or "")
-        by_gm = player is not None and player.role == "gm"
-        revert = ctx.settings.revert_over_budget and not by_gm
-        name = ctx.name(actor)
-        if revert:
-            ctx.move(actor, start, animate=False, fire_triggers=False)
-            ctx.tell_gm(f"{name}'s move refused and moved back: {e.message}")
-            owner = event.player or ctx.player_for(actor)
-            if owner != "gm":
-                ctx.whisper(owner, f"Move refused: {e.message}")
-        else:
-            ctx.tell_gm(f"{name}'s move breaks the movement rules (kept): {e.message}")
-        return
-    ctx.apply(out, announce=False)
+        player = world.players.get(event.player or "")
+        if world.settings.revert_over_budget and not (player is not None and player.role == "gm"):
+            raise  # refused: the token goes back, the mover is told why
+        ctx.tell_gm(f"{ctx.name(actor)}'s move breaks the movement rules (kept): {e.message}")
+        return None
 
 
 # -- commands -------------------------------------------------------------------------------------
@@ -141,7 +151,9 @@ def surprise(cmd: ChatCommand, ctx: Context) -> None:
 @script.command(
     "move",
     usage="!move <x,y> [<x,y> ...]",
-    help="Move through waypoints, checked against your movement this round.",
+    help="Move through waypoints, checked against your movement this round (a drag in the VTT "
+    "is checked the same way; another action halves the round's movement, two moves run 3x).",
+    cost=actions.MOVE,
 )
 def move(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
@@ -159,7 +171,10 @@ def move(cmd: ChatCommand, ctx: Context) -> None:
 @script.command(
     "charge",
     usage="!charge <target> [--to <x,y>]",
-    help="Charge in a straight line (both actions) and attack if you end adjacent.",
+    help="Charge in a straight line of 15 ft to 3x speed and attack if you end adjacent. After "
+    "a drag this turn (and nothing else), the path you dragged is judged as the charge; "
+    "otherwise you run straight at the target (or --to a cell).",
+    cost=actions.CHARGE,
 )
 def charge(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
@@ -168,6 +183,13 @@ def charge(cmd: ChatCommand, ctx: Context) -> None:
         raise UsageError()
     actor = actor_as(cmd, ctx, flags)
     target = ctx.token(pos[0]).id
+    if "to" not in flags and _dragged(ctx, actor):
+        try:
+            enemies = enemies_of(ctx, actor)
+        except UsageError:
+            enemies = []
+        ctx.rule(rcharge.charge_dragged, actor, enemies=enemies, target=target)
+        return
     start = ctx.tokens[actor].cell
     if "to" in flags:
         end = parse_cell(str(flags["to"]), ctx)
@@ -183,6 +205,14 @@ def charge(cmd: ChatCommand, ctx: Context) -> None:
     out = rcharge.charge(ctx.encounter, actor, [start, end], enemies=enemies, target=target)
     ctx.move(actor, end, path=[start, end])
     ctx.apply(out)
+
+
+def _dragged(ctx: Context, actor: str) -> bool:
+    """Whether he has moved on foot this turn (a drag or !move): a charge then judges it."""
+    enc = ctx.encounter
+    cb = enc.combatants.get(actor)
+    moved = cb is not None and enc.active == actor and rmove.MOVE in cb.actions_taken
+    return moved and len(enc.foe.trail.get(actor, [])) >= 2
 
 
 @script.choice("charge_attack")
@@ -201,7 +231,8 @@ def charge_attack_chosen(prompt: Prompt, answer: str, ctx: Context) -> None:
 @script.command(
     "charge-attack",
     usage="!charge-attack <target> hit|miss [--horns] [--damage <dice>]",
-    help="The attack ending a charge (horns: 6d6/6d10 + STR).",
+    help="The attack ending a charge (horns: 6d6/6d10 + STR); part of the charge.",
+    cost="charge attack",
 )
 def charge_attack(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
@@ -235,7 +266,8 @@ def fear_check_chosen(prompt: Prompt, answer: str, ctx: Context) -> None:
 @script.command(
     "jump",
     usage="!jump [gap <ft> | high <ft>] [--running]",
-    help="Jump a gap or a height, or see how far you can jump.",
+    help="Jump a gap or a height, or see how far you can jump (the flight is a move).",
+    cost="jump",
 )
 def jump(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
@@ -253,40 +285,122 @@ def jump(cmd: ChatCommand, ctx: Context) -> None:
     ctx.rule(rjump.jump, actor, gap=gap, height=height, running_start=bool(flags.get("running")))
 
 
+NO_FIELD = "none"
+TUNNEL_PREFIXES = ("tunnel", "burrow", "underground")
+"""A region whose name starts with one of these (any case) is a tunnel: underground."""
+_FIELD_NAMES = "|".join([*rsneak.STEALTH_FIELDS, rsneak.CUSTOM_FIELD, NO_FIELD])
+_FIELD_FLAGS = {"field": True, "bonus": True, "mfd": True}
+_FIELD_HELP = (
+    f"--field: a stealth field ({', '.join(rsneak.STEALTH_FIELDS)}: assumed +50 / 2 MFD each, "
+    "!set stealth_fields to change or add; custom needs --bonus and --mfd; --bonus/--mfd also "
+    "override a named one): full move speed, -25 + its bonus to Sneak, enemies' Perception "
+    "stepped down by its MFD. A burrowing character underground (its underground stat, or in "
+    "a region named tunnel.../burrow.../underground...) with its tunnel to itself is under a "
+    "+50 / 2 MFD field by itself (--field none: not)."
+)
+
+
 @script.command(
     "sneak",
-    usage="!sneak [--enemies <a,b>] [--modifier <n>]",
-    help="A sneak action: opposed Sneak vs the enemies' Perception, then sneak speed.",
+    usage=f"!sneak [--enemies <a,b>] [--modifier <n>] [--field {_FIELD_NAMES}] [--bonus <n>] "
+    "[--mfd <m>]",
+    help="A sneak action: opposed Sneak vs the enemies' Perception, then sneak speed. "
+    + _FIELD_HELP,
+    cost=actions.SNEAK,
 )
 def sneak(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
-    pos, flags = split_flags(cmd.argv, {"enemies": True, "modifier": True, "as": True})
+    pos, flags = split_flags(
+        cmd.argv, {"enemies": True, "modifier": True, "as": True, **_FIELD_FLAGS}
+    )
     if pos:
         raise UsageError()
     actor = actor_as(cmd, ctx, flags)
     enemies = enemies_of(ctx, actor, flags.get("enemies"))
     modifier = parse_int(str(flags["modifier"]), "The modifier") if "modifier" in flags else 0
-    ctx.rule(rsneak.sneak, actor, enemies=enemies, modifier=modifier)
+    field = stealth_field_of(ctx, actor, flags)
+    ctx.rule(rsneak.sneak, actor, enemies=enemies, modifier=modifier, field=field)
 
 
 @script.command(
     "hide",
-    usage="!hide [--enemies <a,b>] [--modifier <n>]",
-    help="Roll Sneak to hide (a free action, once per combat action).",
+    usage=f"!hide [--enemies <a,b>] [--modifier <n>] [--field {_FIELD_NAMES}] [--bonus <n>] "
+    "[--mfd <m>]",
+    help="Roll Sneak to hide (a free action, once per combat action); without --field, under "
+    "the field of this turn's sneak. " + _FIELD_HELP,
+    cost=actions.HIDE,
 )
 def hide(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
-    _, flags = split_flags(cmd.argv, {"enemies": True, "modifier": True, "as": True})
+    _, flags = split_flags(
+        cmd.argv, {"enemies": True, "modifier": True, "as": True, **_FIELD_FLAGS}
+    )
     actor = actor_as(cmd, ctx, flags)
     enemies = enemies_of(ctx, actor, flags.get("enemies"))
     modifier = parse_int(str(flags["modifier"]), "The modifier") if "modifier" in flags else 0
-    ctx.rule(rsneak.hide, actor, enemies=enemies, modifier=modifier)
+    field = stealth_field_of(ctx, actor, flags, keep_current=True)
+    ctx.rule(rsneak.hide, actor, enemies=enemies, modifier=modifier, field=field)
+
+
+def stealth_field_of(
+    ctx: Context, actor: str, flags: dict[str, str | bool], *, keep_current: bool = False
+) -> StealthField | None:
+    """The stealth field a sneak or hide roll is made under: ``--field`` (with ``--bonus`` /
+    ``--mfd``), else (``keep_current``) the field of his sneak this turn, else a burrow's."""
+    bonus = parse_int(str(flags["bonus"]), "The bonus") if "bonus" in flags else None
+    mfd = parse_float(str(flags["mfd"]), "The MFD") if "mfd" in flags else None
+    name = flags.get("field")
+    if name is None:
+        if bonus is not None or mfd is not None:
+            raise UsageError("--bonus and --mfd go with --field <name> (or --field custom).")
+        current = ctx.encounter.foe.sneak.get(actor)
+        if keep_current and current is not None and current.active and current.field:
+            return current.field
+        return burrow_field(ctx, actor)
+    if str(name).lower() == NO_FIELD:
+        return None
+    return rsneak.stealth_field(ctx.options, str(name), bonus=bonus, mfd=mfd)
+
+
+def burrow_field(ctx: Context, actor: str) -> StealthField | None:
+    """The burrowing field, when ``actor`` burrows, is underground and has its tunnel to
+    itself. Underground: his token stands in a tunnel region (:data:`TUNNEL_PREFIXES`), or his
+    ``underground`` stat is set. His tunnel to himself: no other token in that region; by the
+    stat alone, no other underground token within 5 ft (the tunnel's extent is unknown)."""
+    enc = ctx.encounter
+    ch = enc.characters.get(actor)
+    if ch is None or not ch.burrowing:
+        return None
+    world = ctx.world
+    me = world.tokens[actor]
+    here, scene = me.cell, me.scene
+
+    def on_scene(where: str | None) -> bool:
+        return where is None or scene is None or where == scene
+
+    others = [t for t in world.tokens.values() if t.id != actor and on_scene(t.scene)]
+    tunnels = [
+        r
+        for n, r in world.regions.items()
+        if n.lower().startswith(TUNNEL_PREFIXES) and on_scene(r.scene) and here in r
+    ]
+    if tunnels:
+        alone = not any(t.cell in r for r in tunnels for t in others)
+        return rsneak.burrowing_field(ch, underground=True, tunnel_to_itself=alone)
+
+    def dug_in(token: str) -> bool:
+        other = enc.characters.get(token)
+        return other is not None and other.underground
+
+    alone = not any(dug_in(t.id) and world.grid.adjacent(here, t.cell) for t in others)
+    return rsneak.burrowing_field(ch, underground=ch.underground, tunnel_to_itself=alone)
 
 
 @script.command(
     "sneak-attack",
     usage="!sneak-attack <target> hit|miss --damage <dice> [--crit <x>] [--armor <n>]",
     help="An attack in the surprise round on a target caught unaware.",
+    cost=actions.SNEAK_ATTACK,
 )
 def sneak_attack(cmd: ChatCommand, ctx: Context) -> None:
     _foe(ctx)
@@ -307,4 +421,4 @@ def sneak_attack(cmd: ChatCommand, ctx: Context) -> None:
     )
 
 
-__all__ = ["enemies_of", "parse_cell", "script"]
+__all__ = ["burrow_field", "enemies_of", "parse_cell", "script", "stealth_field_of"]

@@ -15,7 +15,9 @@ moves it watches, and only those wait. The pieces:
 2. **The hold.** The client holds a move that enters a watched cell and sends it as held
    (Foundry ``preUpdateToken``). The adapter translates it to ``ActionDeclared(action="move",
    phase="attempt")`` followed by ``TokenMoved``, both with the payload's event id: the runtime
-   moves the token, the Ready's trigger fires, and its "fire or cancel?" prompt opens.
+   moves the token, the Ready's trigger fires, and its "fire or cancel?" prompt opens. A held
+   move the rules refuse before it is applied (the FoE movement budget) is released at once,
+   where it started (``moved`` false).
 3. **The release.** This script records the hold and, once no prompt of an attempt-timed Ready
    that the move set off is pending (the Ready fired or was held back), emits
    :class:`ReleaseMove`: the adapter's token update to wherever the rules left the token
@@ -57,6 +59,7 @@ from sdk.events import (
     ChatCommand,
     ChatMessage,
     ConditionSignalled,
+    MoveRefused,
     PromptAnswered,
     TimerFired,
     TokenMoved,
@@ -216,6 +219,15 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
         and event.id
     ):
         st["arming"] = {"id": event.id, "token": event.token}
+    elif isinstance(event, MoveRefused):
+        arming = st.get("arming")
+        if arming and arming["id"] == event.id and arming["token"] == event.token:
+            # a held move the rules refused: it never happened, let the VTT drop it now
+            st["done"] = [*st["done"][-(DONE_KEPT - 1) :], event.id]
+            tok = ctx.world.tokens.get(event.token)
+            if tok is not None and event.id:
+                ctx.emit(ReleaseMove(hold=event.id, token=tok.id, cell=tok.cell, moved=False))
+        st["arming"] = None
     elif isinstance(event, TokenMoved) and event.source == "vtt":
         arming = st.get("arming")
         if arming and arming["id"] == event.id and arming["token"] == event.token:

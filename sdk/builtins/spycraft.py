@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules import actions
 from rules.outcome import RuleError
 from rules.spycraft import ready as rready
 from rules.spycraft import standoff as rstandoff
@@ -116,8 +117,10 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
 @script.command(
     "ready",
     usage="!ready <action> --when <condition> [--timing attempt|completion]",
-    help="Ready a half action until a trigger (a region, within <ft>, !command, action <name>, "
-    "a script condition, or anything the GM fires with !trigger).",
+    help="Name a half action to take when a trigger occurs (a region, within <ft>, !command, "
+    "action <name>, a script condition, or anything the GM fires with !trigger); your turn "
+    "ends, and firing it later costs nothing more.",
+    cost=actions.READY,
 )
 def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -132,7 +135,7 @@ def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
     spec, description = parse_condition(str(flags["when"]), ctx, actor, timing)
     ctx.rule(rready.declare, actor, action, description, timing=timing)
     if spec is not None:
-        ctx.watch(READY_WATCH + actor, spec, handler="ready", data={"actor": actor})
+        ctx.watch(READY_WATCH + actor, spec, handler="ready", data={"actor": actor}, owner=actor)
     else:
         ctx.reply(
             f"The GM fires this trigger with !trigger {ctx.name(actor)} "
@@ -193,6 +196,7 @@ def ready_answered(prompt: Prompt, answer: str, ctx: Context) -> None:
     usage="!unready",
     aliases=["end-ready"],
     help="End your Ready action early (Reflex save DC 15).",
+    cost="end ready",
 )
 def unready(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -278,7 +282,9 @@ def standoff_offer_answered(prompt: Prompt, answer: str, ctx: Context) -> None:
 @script.command(
     "standoff",
     usage="!standoff <attacker>",
-    help="Stand off an attacker within 30 ft before his attack roll (1 action die).",
+    help="Stand off an attacker within 30 ft before his attack roll (1 action die, IC - 5; "
+    "an initiative action, also out of turn).",
+    cost=actions.STAND_OFF,
 )
 def standoff_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -301,7 +307,8 @@ def standoff_cmd(cmd: ChatCommand, ctx: Context) -> None:
     "join-standoff",
     usage="!join-standoff <participant> <weapon>",
     aliases=["join"],
-    help="Join a stand off on a participant's side (half action).",
+    help="Join a stand off on a participant's side.",
+    cost=actions.JOIN_STAND_OFF,
 )
 def join_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -321,6 +328,7 @@ def join_cmd(cmd: ChatCommand, ctx: Context) -> None:
     "surrender",
     usage="!surrender",
     help="Surrender in your stand off (or answer a crack by surrendering).",
+    cost="surrender",
 )
 def surrender_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)
@@ -334,6 +342,7 @@ def surrender_cmd(cmd: ChatCommand, ctx: Context) -> None:
     "permit",
     usage="!permit <token> [order]",
     help="Allow a surrendered opponent one action (or order him).",
+    cost="permit",
 )
 def permit_cmd(cmd: ChatCommand, ctx: Context) -> None:
     _spycraft(ctx)

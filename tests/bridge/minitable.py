@@ -2,7 +2,8 @@
 name). Its "VTT" uses 100 px square cells, token ids as given, and a handful of events.
 
 Native events -> domain events:
-    snapshot      {id, scene: {id, name}, tokens: [{id, name, x, y, actor?, owners?, stats?}],
+    snapshot      {id, scene: {id, name}, tokens: [{id, name, x, y, actor?, owners?,
+                   disposition?, stats?}],
                    users: [{id, name, role}]}               -> SceneSnapshot
     tokenMoved    {id, token, x, y, user?}                  -> TokenMoved (unknown token refused)
     tokenCreated  {id, token: {id, name, x, y}}             -> TokenCreated
@@ -42,6 +43,7 @@ class MTToken(BaseModel):
     y: int
     actor: str | None = None
     owners: list[str] = Field(default_factory=list)
+    disposition: int = 0
     stats: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -111,6 +113,7 @@ def _token_data(t: MTToken, scene: str | None = None) -> ev.TokenData:
         cell=cell(t.x, t.y),
         scene=scene,
         owners=t.owners,
+        disposition=t.disposition,
         stats=t.stats,
     )
 

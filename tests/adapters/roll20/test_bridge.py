@@ -274,3 +274,106 @@ def test_conditions_become_markers() -> None:
     mine = Roll20Adapter(markers={"standoff": "red"})
     [cmd] = mine.translate_out(fx.UpdateConditions(token="-OTokA", conditions=["standoff"]), None)
     assert cmd.data["markers"] == {"add": ["red"], "remove": []}
+
+
+# -- a Fallout: Equestria table: a charge along the path Roll20 reports as lastmove -------------
+
+
+def _px(cell: int) -> int:
+    """The centre of a cell in px (70 px cells; Roll20's left/top are the centre)."""
+    return 70 * cell + 35
+
+
+@pytest.fixture
+async def foe_relay(tmp_path: Path) -> AsyncIterator[Relay]:
+    db = tmp_path / "foe.sqlite3"
+    key, _ = create_world(db, "wasteland", {"system": "foe"})
+    bridge = Bridge(BridgeConfig(database=db, reload_scripts=False), adapters=[Roll20Adapter()])
+    port = await bridge.listen("127.0.0.1", 0)
+    r = Relay()
+    await r.sio.connect(
+        f"http://127.0.0.1:{port}",
+        namespaces=[NS],
+        auth={"world": "wasteland", "key": key, "client": CLIENT},
+        transports=["websocket"],
+        wait_timeout=5,
+    )
+    graphic = {"_type": "graphic", "_subtype": "token", "_pageid": "-OPage01", "layer": "objects"}
+    snap = {
+        "id": "snap-foe",
+        "page": fixture("page.json"),
+        "graphics": [
+            {
+                **graphic,
+                "_id": "-OTokPC01",
+                "name": "Kevin",
+                "left": _px(2),
+                "top": _px(2),
+                "controlledby": "-OPlay02",
+            },
+            {**graphic, "_id": "-OTokGob1", "name": "Goblin", "left": _px(7), "top": _px(2)},
+        ],
+        "campaign": {
+            "turnorder": json.dumps(
+                [{"id": "-OTokPC01", "pr": 90, "custom": ""}, {"id": "-OTokGob1", "pr": 10}]
+            )
+        },
+        "players": [
+            {"_id": "-OPlayGM", "_displayname": "Dana", "isGM": True},
+            {"_id": "-OPlay02", "_displayname": "Bob", "isGM": False},
+        ],
+    }
+    ack = await r.send("snapshot", snap)
+    assert ack["ok"], ack
+    await r.settle()
+    yield r
+    await r.sio.disconnect()
+    await bridge.shutdown()
+
+
+def _drag(eid: str, cells: list[tuple[int, int]]) -> dict[str, Any]:
+    """Kevin dragged along ``cells``: ``lastmove`` holds the start and the waypoints."""
+    (x0, y0), (x1, y1) = cells[0], cells[-1]
+    lastmove = ",".join(f"{_px(x)},{_px(y)}" for x, y in cells[:-1])
+    return {
+        "id": eid,
+        "obj": {
+            "_id": "-OTokPC01",
+            "_type": "graphic",
+            "_subtype": "token",
+            "_pageid": "-OPage01",
+            "left": _px(x1),
+            "top": _px(y1),
+            "lastmove": lastmove,
+        },
+        "prev": {"_id": "-OTokPC01", "left": _px(x0), "top": _px(y0), "lastmove": ""},
+    }
+
+
+def _says(relay: Relay, start: int) -> str:
+    return "\n".join(c["data"]["message"] for c in relay.commands[start:] if c["op"] == "sendChat")
+
+
+async def test_an_l_shaped_lastmove_declared_a_charge_is_refused(foe_relay: Relay) -> None:
+    ack = await foe_relay.send("change:graphic", _drag("drag-1", [(2, 2), (4, 2), (4, 3), (6, 3)]))
+    assert ack["ok"], ack
+    chat = fixture("chat-api.json")
+    chat["msg"].update(content="!charge -OTokGob1", playerid="-OPlay02")
+    chat["playerIsGM"] = False
+    start = len(foe_relay.commands)
+    assert (await foe_relay.send("chat:message", chat))["ok"]
+    await foe_relay.settle()
+    assert "Kevin's charge must run in a straight line." in _says(foe_relay, start)
+
+
+async def test_a_straight_lastmove_charge_ending_adjacent_is_allowed(foe_relay: Relay) -> None:
+    ack = await foe_relay.send("change:graphic", _drag("drag-2", [(2, 2), (6, 2)]))  # 20 ft
+    assert ack["ok"], ack
+    chat = fixture("chat-api.json")
+    chat["msg"].update(content="!charge -OTokGob1", playerid="-OPlay02")
+    chat["playerIsGM"] = False
+    start = len(foe_relay.commands)
+    assert (await foe_relay.send("chat:message", chat))["ok"]
+    await foe_relay.settle()
+    said = _says(foe_relay, start)
+    assert "Kevin charges 20 ft!" in said and "Whom does Kevin attack" in said

@@ -7,7 +7,13 @@ import pytest
 
 from rules.dice import ScriptedRoller
 from rules.encounter import take_action
-from rules.foe.charge import charge, charge_attack, charge_fear_check, horn_charge_damage
+from rules.foe.charge import (
+    charge,
+    charge_attack,
+    charge_dragged,
+    charge_fear_check,
+    horn_charge_damage,
+)
 from rules.foe.movement import move, movement_allowed
 from rules.outcome import RuleError
 from tests.rules.foe.helpers import c, east, fight, pony, world
@@ -189,3 +195,52 @@ def test_enemies_need_positions():
     enc = arena()
     del enc.positions["raider"]
     refused(enc, "no_position", charge, "bull", east(20), enemies=["raider"])
+
+
+# -- a charge along the path he dragged ----------------------------------------------------------
+
+
+def test_a_straight_dragged_20_ft_charge_ending_adjacent_is_allowed():
+    """The player drags 20 ft straight at the raider (a move), then declares it a charge: the
+    move becomes the charge's two actions and the attack is offered."""
+    enc = arena(enemy_at=5)
+    move(enc, "bull", east(20))
+    assert enc.combatants["bull"].actions_taken == ["move"]
+    out = charge_dragged(enc, "bull", enemies=["raider"], target="raider")
+    cb = enc.combatants["bull"]
+    assert cb.actions_taken == ["charge", "charge"] and cb.half_actions == 0
+    assert cb.moved_ft == 20 and enc.positions["bull"] == c(4)  # not moved a second time
+    assert out.kinds() == ["charged", "charge_attack_ready"]
+    assert out.happened[0].data["dragged"] is True
+    assert out.choices[0].options == ["raider", "no_attack"]
+
+
+def test_an_l_shaped_drag_is_no_charge_and_the_moves_stand():
+    enc = arena(enemy_at=5)
+    move(enc, "bull", [c(0), c(2), c(2, 1), c(4, 1)])  # 10 + 5 + 10 ft, ends next to him
+    err = refused(enc, "charge_not_straight", charge_dragged, "bull", enemies=["raider"])
+    assert err.message == "Bull's charge must run in a straight line."
+    assert enc.combatants["bull"].actions_taken == ["move"]
+
+
+def test_two_straight_drags_in_line_are_one_charge():
+    enc = arena(enemy_at=6)
+    move(enc, "bull", east(10))
+    move(enc, "bull", [c(2), c(5)])  # 15 ft more, same line
+    out = charge_dragged(enc, "bull", enemies=["raider"])
+    assert out.happened[0].data["distance"] == 25
+
+
+def test_a_dragged_charge_needs_a_drag_and_nothing_else_this_turn():
+    enc = arena(enemy_at=5)
+    refused(enc, "no_drag", charge_dragged, "bull", enemies=["raider"])
+    take_action(enc, "bull", "half", "attack")
+    move(enc, "bull", east(15))
+    err = refused(enc, "charge_needs_both_actions", charge_dragged, "bull", enemies=["raider"])
+    assert "already spent attack, move" in err.message
+
+
+def test_a_dragged_charge_must_be_15_ft():
+    enc = arena(enemy_at=3)
+    move(enc, "bull", east(10))
+    refused(enc, "charge_too_short", charge_dragged, "bull", enemies=["raider"])

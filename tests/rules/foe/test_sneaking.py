@@ -18,6 +18,8 @@ from rules.foe.sneaking import (
     sneak_speed,
     sneak_speed_agility,
     sneak_speed_half_move,
+    stealth_field,
+    stealth_fields,
     stop_sneaking,
     weight_penalty,
 )
@@ -320,3 +322,76 @@ def test_sneaking_outside_combat_spends_nothing():
     out = sneak(enc, "shade", ScriptedRoller([10, 90]), enemies=["watch"])
     assert enc.foe.hidden_from["shade"] == ["watch"] and "sneaking" in out.kinds()
     assert enc.foe.sneak == {}
+
+
+# -- named fields --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "called"),
+    [
+        ("invisibility", "an invisibility spell"),
+        ("Invisibility Spell", "an invisibility spell"),
+        ("stealthbuck", "a stealthbuck"),
+        ("zebra cloak", "a zebra cloak"),
+        ("zebra-cloak", "a zebra cloak"),
+    ],
+)
+def test_the_fields_the_text_names_default_to_the_burrows_numbers(name, called):
+    """[assumed] the text gives no bonus for these: +50 / 2 MFD, magical, like the burrow."""
+    field = stealth_field(Options(system="foe"), name)
+    assert (field.name, field.sneak_bonus, field.mfd, field.magical) == (called, 50, 2, True)
+
+
+def test_a_world_overrides_or_adds_fields_and_a_roll_its_numbers():
+    opts = Options(
+        system="foe",
+        stealth_fields={
+            "zebra-cloak": {"bonus": 40, "mfd": 1.5},
+            "shadow veil": {"bonus": 20, "mfd": 1},
+        },
+    )
+    assert stealth_field(opts, "zebra cloak").sneak_bonus == 40
+    assert stealth_field(opts, "Shadow-Veil").mfd == 1
+    assert set(stealth_fields(opts)) >= {
+        "invisibility",
+        "stealthbuck",
+        "zebra-cloak",
+        "shadow veil",
+    }
+    mine = stealth_field(opts, "stealthbuck", bonus=35)
+    assert (mine.sneak_bonus, mine.mfd) == (35, 2)
+    custom = stealth_field(opts, "custom", bonus=30, mfd=3)
+    assert (custom.sneak_bonus, custom.mfd) == (30, 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "kw", "code"),
+    [
+        ("cardboard box", {}, "unknown_field"),
+        ("custom", {"bonus": 30}, "bad_argument"),
+        ("invisibility", {"mfd": 0}, "bad_argument"),
+    ],
+)
+def test_bad_fields(name, kw, code):
+    with pytest.raises(RuleError) as err:
+        stealth_field(Options(system="foe"), name, **kw)
+    assert err.value.code == code
+    if code == "unknown_field":
+        assert "invisibility, stealthbuck, zebra-cloak" in err.value.message
+
+
+def test_a_named_field_sneak_full_speed_minus_25_plus_bonus_mfd_steps():
+    """Full move speed, -25 to the roll plus the field's bonus, enemies' Perception stepped
+    down by its MFD (2 steps: 1 -> 3/4 -> 1/2)."""
+    enc = den(move_ft=30, sneak_skill=40)
+    field = stealth_field(enc.options, "invisibility")
+    # Sneak 60 vs 65 succeeds; the watch's 30 fails against 25 (it would pass 50 without the
+    # field's MFD); the dog's 99 fails
+    out = sneak(enc, "shade", ScriptedRoller([60, 30, 99]), enemies=["watch", "dog"], field=field)
+    rolled = [h for h in out.happened if h.kind in ("sneak_rolled", "noticed", "unnoticed")]
+    assert rolled[0].data["target"] == 65  # 40 - 25 + 50
+    assert [h.data["target"] for h in rolled[1:]] == [25, 15]  # 50 x 1/2, 30 x 1/2
+    assert [h.kind for h in rolled[1:]] == ["unnoticed", "unnoticed"]
+    assert enc.foe.sneak["shade"].speed == 30 and enc.foe.sneak["shade"].left == 30
+    assert "under an invisibility spell" in out.happened[-1].text

@@ -1,6 +1,7 @@
 """FoE built-ins: moves checked against the budget, charge, jump, sneak, surprise."""
 
 from rules.geometry import Cell
+from sdk import Script, rect
 from sdk.events import Player, SceneData, SceneSnapshot
 from sdk.testing import WorldHarness
 
@@ -107,3 +108,90 @@ async def test_surprise_command_and_wrong_system():
     async with WorldHarness() as w:
         out = await w.gm_says("!charge x")
         assert w.said("Fallout: Equestria command", out, whisper_to="gm")
+
+
+async def test_attack_halves_a_drags_movement_and_rules_out_a_charge():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        await w.chat("!attack raider", token="mint")
+        out = await w.move("mint", (10, 0), player="pm")  # 50 ft: 2x speed
+        assert w.said("Move refused: Mint can move 25 ft more this round", out, whisper_to="pm")
+        assert w.world.tokens["mint"].cell == Cell(x=0, y=0)
+        out = await w.chat("!charge raider", token="mint")
+        assert w.said(
+            "Mint has only 1 action left this turn and can move 25 ft more this round; a charge "
+            "takes both actions.",
+            out,
+            whisper_to="pm",
+        )
+        out = await w.move("mint", (5, 0), player="pm")  # 1x: allowed
+        assert out == [] and w.encounter.combatants["mint"].actions_taken == ["attack", "move"]
+
+
+async def test_a_charge_declared_after_a_drag_is_judged_on_the_dragged_path():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        await w.move("mint", (4, 0), (4, 1), (9, 1), player="pm")  # an L, ends by the raider
+        out = await w.chat("!charge raider", token="mint")
+        assert w.said("Mint's charge must run in a straight line.", out, whisper_to="pm")
+        assert w.encounter.combatants["mint"].actions_taken == ["move", "move"]
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        await w.gm_says("!stats raider move=25")
+        await w.move("raider", (5, 0), player="gm")  # the GM moves him (kept, not his turn)
+        await w.move("mint", (4, 0), player="pm")  # 20 ft straight, ends next to him
+        out = await w.chat("!charge raider", token="mint")
+        assert w.said("Mint charges 20 ft!", out)
+        assert w.asks(out)[0].options == ["raider", "no_attack"]
+        assert not w.moves(out)  # the drag already put him there
+        assert w.encounter.combatants["mint"].actions_taken == ["charge", "charge"]
+
+
+async def test_sneak_under_a_named_field_and_a_burrowing_hellhound():
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        await w.gm_says("!stats mint sneak_skill=40")
+        await w.gm_says("!stats raider perception_skill=50")
+        w.dice(60, 30)
+        out = await w.chat("!sneak --field zebra cloak", token="mint")
+        assert w.said("Mint rolls Sneak: 60 against 65", out)  # 40 - 25 + 50
+        assert w.said("Raider rolls Perception: 30 against 25", out)  # 50, 2 MFD steps: x 1/2
+        assert w.said("Mint sneaks under a zebra cloak: up to 25 ft", out)  # full speed
+        out = await w.chat("!sneak --field custom --bonus 30", token="mint")
+        assert w.said("A custom stealth field needs both its bonus and its MFD.", out)
+        out = await w.chat("!sneak --bonus 30", token="mint")
+        assert w.said("--bonus and --mfd go with --field", out)
+    async with WorldHarness(system="foe") as w:
+        await w.scene(players=[Player(id="gm", role="gm")])
+        await w.token("hound", "Hellhound", (0, 0), disposition=-1, move=30, sneak_skill=40)
+        await w.token("mint", "Mint", (8, 0), disposition=1, perception_skill=50)
+        await w.gm_says("!stats hound burrowing=true underground=true")
+        w.dice(90, 10)
+        await w.gm_says("!init")
+        w.dice(60, 30)
+        out = await w.gm_says("!sneak", token="hound")  # no flag: its burrow
+        assert w.said("Hellhound rolls Sneak: 60 against 65", out)
+        assert w.said("Mint rolls Perception: 30 against 25", out)
+        assert w.said("Hellhound sneaks under the ground: up to 30 ft", out)
+        await w.token("dog", "Sand dog", (1, 0), disposition=-1, underground=True)
+        w.dice(60, 30)
+        await w.gm_says("!next")  # Mint
+        await w.gm_says("!next")  # round 2: the hellhound again
+        out = await w.gm_says("!sneak", token="hound")  # another creature in its tunnel
+        assert w.said("Hellhound rolls Sneak: 60 against 40", out)
+        assert w.said("Hellhound sneaks: up to 15 ft", out)
+
+
+async def test_a_tunnel_region_makes_a_burrower_underground():
+    tunnels = Script("tunnels", system="foe")
+    tunnels.region("Tunnel east", rect(0, 0, 3, 0))
+    async with WorldHarness(tunnels, system="foe") as w:
+        await w.token("hound", "Hellhound", (0, 0), disposition=-1, sneak_skill=40, burrowing=True)
+        await w.token("mint", "Mint", (8, 0), disposition=1, perception_skill=50)
+        w.dice(60, 30)
+        out = await w.gm_says("!hide", token="hound")  # outside combat: a roll, nothing spent
+        assert w.said("Hellhound rolls Sneak: 60 against 65", out)
+        await w.token("pup", "Pup", (3, 0), disposition=-1)  # in the same tunnel
+        w.dice(60, 30)
+        out = await w.gm_says("!hide", token="hound")
+        assert w.said("Hellhound rolls Sneak: 60 against 40", out)

@@ -90,3 +90,21 @@ async def test_a_hold_that_sets_off_nothing_is_released_at_once():
         assert not w.asks(out)
     finally:
         await w.__aexit__(None, None, None)
+
+
+async def test_a_held_move_the_rules_refuse_is_released_where_it_started():
+    """FoE: a held move over the movement budget is judged before it is applied; the hold is
+    let go at once, the token where it started."""
+    async with WorldHarness(system="foe", dice=[90, 10]) as w:
+        await w.token("mint", "Mint", (0, 0), owner="pm", move=25)
+        await w.token("raider", "Raider", (10, 0))
+        await w.gm_says("!init")
+        out = await held(w, "h1", "mint", (16, 0))  # 80 ft: past a 75 ft run
+        (release,) = w.of(ReleaseMove, out)
+        assert (release.hold, release.cell, release.moved) == ("h1", cell((0, 0)), False)
+        assert w.said("Move refused", out, whisper_to="pm")
+        assert w.world.tokens["mint"].cell == cell((0, 0))
+        assert not w.world.store[SCRIPT_NAME]["holds"]
+        out = await held(w, "h2", "mint", (5, 0))  # within budget: released at its end
+        (release,) = w.of(ReleaseMove, out)
+        assert (release.hold, release.cell, release.moved) == ("h2", cell((5, 0)), True)

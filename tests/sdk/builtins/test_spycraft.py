@@ -168,8 +168,8 @@ async def test_offer_declined_by_timeout_and_direct_standoff_command():
         w.dice(12)
         out = await w.chat("!standoff gary", token="kev")  # the player stands off directly
         assert w.said("Stand off so1", out)
-        out = await w.gm_says("!join-standoff kev knife --as thug")
-        assert w.said("joining needs CQB range", out, whisper_to="gm")
+        out = await w.gm_says("!join-standoff kev knife --as thug")  # a half action: his turn
+        assert w.said("It is not Thug's turn (it is Gary's)", out, whisper_to="gm")
         out = await w.chat("!surrender", token="gary")
         assert w.said("Gary surrenders", out)
     finally:
