@@ -252,6 +252,15 @@ class Store:
         cur = self.conn.execute(sql + " ORDER BY seq LIMIT ?", (*args, limit))
         return [LogRow(s, k, eid, name, json.loads(body), at) for s, k, eid, name, body, at in cur]
 
+    def recent_events(self, world: str, limit: int) -> list[LogRow]:
+        """The last ``limit`` event rows, oldest first."""
+        rows = self.conn.execute(
+            "SELECT seq, kind, event_id, name, body, at FROM log"
+            " WHERE world=? AND kind='event' ORDER BY seq DESC LIMIT ?",
+            (world, limit),
+        ).fetchall()
+        return [LogRow(s, k, e, n, json.loads(b), a) for s, k, e, n, b, a in reversed(rows)]
+
     def commands_after(self, world: str, seq: int, limit: int = 500) -> list[LogRow]:
         rows = self.conn.execute(
             "SELECT seq, kind, event_id, name, body, at FROM log"
