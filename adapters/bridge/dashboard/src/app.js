@@ -73,17 +73,19 @@ function Dashboard({ view, role, status, answer, onSignOut }) {
       <button type="button" class="quiet" onClick=${onSignOut}>Sign out</button>
     </header>
     <main id="main" class="board">
-      <section class="panel map-panel" aria-labelledby="map-h">
-        <h2 id="map-h">${view.scene.name || "Scene"}</h2>
-        <${SceneMap} scene=${view.scene} encounter=${view.encounter} />
-      </section>
+      <div class="column">
+        <section class="panel map-panel" aria-labelledby="map-h">
+          <h2 id="map-h">${view.scene.name || "Scene"}</h2>
+          <${SceneMap} scene=${view.scene} encounter=${view.encounter} />
+        </section>
+        ${!foe && html`<${Standoffs} standoffs=${view.standoffs} />`}
+      </div>
       <div class="column">
         <${Questions} view=${view} canAnswer=${canAnswer} answer=${answer} />
-        <${Initiative} encounter=${view.encounter} />
+        <${Initiative} encounter=${view.encounter} foe=${foe} />
         ${foe && html`<${Movement} encounter=${view.encounter} units=${view.scene.grid.units} />`}
+        ${!foe && html`<${Readies} readies=${view.readies} />`}
       </div>
-      <${Readies} readies=${view.readies} />
-      <${Standoffs} standoffs=${view.standoffs} />
       <${RulesLog} log=${view.log} />
     </main>
   `;

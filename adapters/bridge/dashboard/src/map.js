@@ -8,6 +8,19 @@ function cellsPath(cells) {
   return cells.map(([x, y]) => `M${x} ${y}h1v1h-1z`).join("");
 }
 
+function outline(cells) {
+  // the edges of the area (not those between two of its cells)
+  const set = new Set(cells.map(([x, y]) => `${x},${y}`));
+  let d = "";
+  for (const [x, y] of cells) {
+    if (!set.has(`${x},${y - 1}`)) d += `M${x} ${y}h1`;
+    if (!set.has(`${x},${y + 1}`)) d += `M${x} ${y + 1}h1`;
+    if (!set.has(`${x - 1},${y}`)) d += `M${x} ${y}v1`;
+    if (!set.has(`${x + 1},${y}`)) d += `M${x + 1} ${y}v1`;
+  }
+  return d;
+}
+
 function labelCell(cells) {
   // the top-left-most cell, where a region's name goes
   let best = cells[0];
@@ -56,12 +69,9 @@ export function SceneMap({ scene, encounter }) {
             <g class="region" key=${"r:" + r.name} style=${{ "--hue": hue(r.name) }}>
               <title>Region ${r.name}</title>
               <path d=${cellsPath(r.cells)} class="region-cells" />
+              <path d=${outline(r.cells)} class="region-edge" />
               ${r.cells.length > 0 &&
-              html`<text
-                x=${labelCell(r.cells)[0] + 0.08}
-                y=${labelCell(r.cells)[1] + 0.3}
-                class="region-label"
-              >${r.name}</text>`}
+              html`<text x=${labelCell(r.cells)[0] + 0.04} y=${labelCell(r.cells)[1] - 0.1} class="region-label">${r.name}</text>`}
             </g>
           `,
         )}
@@ -70,6 +80,7 @@ export function SceneMap({ scene, encounter }) {
             <g class="watched" key=${"w:" + wt.key}>
               <title>Watched by ${wt.label}</title>
               <path d=${cellsPath(wt.cells)} class="watched-cells" />
+              <path d=${outline(wt.cells)} class="watched-edge" />
             </g>
           `,
         )}

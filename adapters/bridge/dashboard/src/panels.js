@@ -19,14 +19,16 @@ function Empty({ children }) {
 
 // -- initiative ---------------------------------------------------------------------------------
 
-function actionsText(c, perTurn) {
-  const used = c.actions_taken.length ? spent(c.actions_taken) : "none";
-  const left = `${c.half_actions} of ${perTurn} half action${perTurn === 1 ? "" : "s"} left`;
+function actionsText(c, perTurn, foe) {
+  // FoE: two actions a turn; Spycraft: two half actions (a full action spends both)
+  const used = c.actions_taken.length ? spent(c.actions_taken, !foe) : "none";
+  const unit = foe ? "action" : "half action";
+  const left = `${c.half_actions} of ${perTurn} ${unit}${perTurn === 1 ? "" : "s"} left`;
   const free = c.free_used ? `, ${c.free_used} free` : "";
   return { used: used + free, left };
 }
 
-export function Initiative({ encounter }) {
+export function Initiative({ encounter, foe }) {
   const e = encounter;
   const heading = e.in_combat
     ? `Initiative — round ${e.round}${e.count !== null ? `, count ${e.count}` : ""}${e.surprise_round ? " (surprise round)" : ""}`
@@ -48,7 +50,7 @@ export function Initiative({ encounter }) {
               </thead>
               <tbody>
                 ${e.initiative.map((c) => {
-                  const a = actionsText(c, e.actions_per_turn);
+                  const a = actionsText(c, e.actions_per_turn, foe);
                   const status = [];
                   if (c.active) status.push(html`<span class="badge turn">acting</span>`);
                   else if (c.acted) status.push(html`<span class="badge muted">acted</span>`);
@@ -169,7 +171,7 @@ function Participant({ p }) {
     <li class="participant">
       <p><strong>${p.name}</strong>${p.weapon ? html` <small>levels ${p.weapon}</small>` : ""} ${badges}</p>
       <div class="stress">
-        <meter min="0" max=${next} low=${Math.max(1, next * 0.5)} high=${Math.max(1, next * 0.8)} optimum="0" value=${Math.min(p.stress, next)} aria-label="Stress of ${p.name}"></meter>
+        <meter min="0" max=${next} low=${next * 0.3} high=${next * 0.75} optimum="0" value=${Math.min(p.stress, next)} aria-label="Stress of ${p.name}"></meter>
         <span>stress <strong>${p.stress}</strong> · thresholds ${p.thresholds.join(", ")} (Wisdom ${p.wisdom})${p.exceeded ? ` · ${p.exceeded} exceeded` : ""}</span>
       </div>
     </li>
