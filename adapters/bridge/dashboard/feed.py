@@ -154,6 +154,8 @@ class DashboardFeed:
         self.bridge = bridge
         self.viewers: dict[str, _Viewer] = {}
         self.watched: dict[str, _Watched] = {}
+        self.interval = PUSH_INTERVAL
+        """Seconds between two views of one world, at least."""
         self.pushes = 0
         """Views broadcast so far (the tests count them)."""
         self._tasks: set[asyncio.Task] = set()
@@ -290,7 +292,7 @@ class DashboardFeed:
         if w.timer is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, w.last_push + PUSH_INTERVAL - loop.time())
+        delay = max(0.0, w.last_push + self.interval - loop.time())
         w.timer = loop.call_later(delay, self._push, w)
 
     def _push(self, w: _Watched) -> None:
@@ -299,7 +301,7 @@ class DashboardFeed:
             return
         loop = asyncio.get_running_loop()
         if w.host.runtime.lock.locked():  # an event is half processed (a script awaits)
-            w.timer = loop.call_later(PUSH_INTERVAL / 4, self._push, w)
+            w.timer = loop.call_later(self.interval / 4, self._push, w)
             return
         w.last_push = loop.time()
         self.pushes += 1
