@@ -106,7 +106,9 @@ async def offer(gm: TableClient) -> None:
     start = {"id": "cs", "tokens": ["kevin", "ally", "thug"]}
     start["initiative"] = {"kevin": 20, "ally": 15, "thug": 10}
     assert (await gm.send("combatStart", start))["ok"]
-    ack = await gm.send("chat", {"id": "atk", "text": "!attack ally", "token": "kevin", "role": "gm"})
+    ack = await gm.send(
+        "chat", {"id": "atk", "text": "!attack ally", "token": "kevin", "role": "gm"}
+    )
     assert ack["ok"], ack
 
 
@@ -226,7 +228,9 @@ async def test_an_observer_cannot_answer(server, worlds, client_factory, dashboa
     assert "p1" in server.bridge.worlds["table1"].runtime.world.prompts
 
 
-async def test_bad_answers_are_refused_and_change_nothing(server, worlds, client_factory, dashboards):
+async def test_bad_answers_are_refused_and_change_nothing(
+    server, worlds, client_factory, dashboards
+):
     gm = await client_factory().connect(server.url, "table1", worlds["table1"][0])
     await offer(gm)
     dash = await dashboards().connect(server.url, "table1", worlds["table1"][0])

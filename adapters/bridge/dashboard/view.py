@@ -111,7 +111,6 @@ class MovementView(BaseModel):
     """Running: both actions spent moving (3x speed)."""
     sneak: float | None
     """What his sneak actions this turn have left."""
-    surprised: bool = False
 
 
 class CombatantView(BaseModel):
@@ -137,6 +136,8 @@ class EncounterView(BaseModel):
     count: int | None
     active: str | None
     surprise_round: bool
+    surprised: list[str]
+    """FoE: who sits out the surprise round (names; they join the order after it)."""
     actions_per_turn: int
     initiative: list[CombatantView]
 
@@ -398,6 +399,7 @@ def _encounter(enc: Encounter) -> EncounterView:
         count=enc.count,
         active=enc.active,
         surprise_round=enc.foe.surprise_round,
+        surprised=[enc.name(a) for a in enc.foe.surprised] if enc.foe.surprise_round else [],
         actions_per_turn=enc.actions_per_turn,
         initiative=[_combatant(enc, c, foe) for c in order],
     )
@@ -427,16 +429,11 @@ def _movement(enc: Encounter, token: str, cb: Combatant) -> MovementView:
     speed = enc.character(token).move
     allowed = movement_allowed(enc, token)
     sneak = enc.foe.sneak.get(token)
-    surprised = enc.foe.surprise_round and token in enc.foe.surprised
     if math.isinf(allowed):
         return MovementView(speed=speed, moved=0.0, left=None, walk=None, run=None, sneak=None)
     if sneak is not None and sneak.active:  # his drags are sneak movement now
         return MovementView(
             speed=speed, moved=cb.moved_ft, left=allowed, walk=None, run=None, sneak=sneak.left
-        )
-    if surprised:
-        return MovementView(
-            speed=speed, moved=0.0, left=0.0, walk=0.0, run=None, sneak=None, surprised=True
         )
     on_foot = cb.moved_ft - (sneak.moved if sneak is not None else 0.0)
     cap = round_cap(enc, token)

@@ -79,7 +79,7 @@ var qn=Object.defineProperty;var Un=(t,e)=>{for(var n in e)qn(t,n,{get:e[n],enum
                 </tr>
               </thead>
               <tbody>
-                ${n.initiative.map(r=>{let i=Ts(r,n.actions_per_turn,e),o=[];return r.active?o.push(u`<span class="badge turn">acting</span>`):r.acted?o.push(u`<span class="badge muted">acted</span>`):o.push(u`<span class="badge">waiting</span>`),r.delayed&&o.push(u`<span class="badge delayed">delayed ${r.delayed}</span>`),r.movement?.surprised&&o.push(u`<span class="badge hostile">surprised</span>`),u`
+                ${n.initiative.map(r=>{let i=Ts(r,n.actions_per_turn,e),o=[];return r.active?o.push(u`<span class="badge turn">acting</span>`):r.acted?o.push(u`<span class="badge muted">acted</span>`):o.push(u`<span class="badge">waiting</span>`),r.delayed&&o.push(u`<span class="badge delayed">delayed ${r.delayed}</span>`),u`
                     <tr key=${r.token} class=${r.active?"active":r.acted?"acted":""} aria-current=${r.active?"true":void 0}>
                       <td class="marker" aria-hidden="true">${r.active?"\u25B6":""}</td>
                       <th scope="row">${r.name}</th>
@@ -91,6 +91,7 @@ var qn=Object.defineProperty;var Un=(t,e)=>{for(var n in e)qn(t,n,{get:e[n],enum
               </tbody>
             </table>
           `:u`<${O}>No combat is running.</${O}>`}
+      ${n.surprised.length>0&&u`<p class="hint">Surprised, sitting out the surprise round: ${n.surprised.join(", ")}.</p>`}
     </${N}>
   `}function On({encounter:t,units:e}){let n=t.initiative.filter(s=>s.movement);return u`
     <${N} id="movement-h" title="Movement left this turn" className="movement">

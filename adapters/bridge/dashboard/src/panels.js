@@ -56,7 +56,6 @@ export function Initiative({ encounter, foe }) {
                   else if (c.acted) status.push(html`<span class="badge muted">acted</span>`);
                   else status.push(html`<span class="badge">waiting</span>`);
                   if (c.delayed) status.push(html`<span class="badge delayed">delayed ${c.delayed}</span>`);
-                  if (c.movement?.surprised) status.push(html`<span class="badge hostile">surprised</span>`);
                   return html`
                     <tr key=${c.token} class=${c.active ? "active" : c.acted ? "acted" : ""} aria-current=${c.active ? "true" : undefined}>
                       <td class="marker" aria-hidden="true">${c.active ? "▶" : ""}</td>
@@ -70,6 +69,8 @@ export function Initiative({ encounter, foe }) {
               </tbody>
             </table>
           `}
+      ${e.surprised.length > 0 &&
+      html`<p class="hint">Surprised, sitting out the surprise round: ${e.surprised.join(", ")}.</p>`}
     </${Panel}>
   `;
 }
