@@ -26,6 +26,8 @@ Connection policy (wire protocol v1, ``shared/DESIGN.md``):
   no argument. A websocket's reader and writer are ``websocket.py``'s, which make no task or
   timer per message either. Connections interleave; a world's events from several
   connections are put in arrival order by the world's lock (``adapters/bridge/world.py``).
+- The dashboard's namespace (``/dashboard``, ``adapters/bridge/dashboard/feed.py``) admits
+  pages with the same checks (:meth:`Bridge.authenticate`); a page never links a world.
 - Commands go to each connection from its own cursor (``last_seq``, else the world's last
   acknowledged command), so every connection gets every command once and in order, across
   reconnects. Connections also join the world's room (``world:<name>``) for broadcasts.

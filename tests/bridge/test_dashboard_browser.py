@@ -55,7 +55,7 @@ def _keys(out: str) -> tuple[str, str]:
     return gm.group(1), obs.group(1)
 
 
-def test_dashboard_in_chromium(tmp_path: Path) -> None:
+def test_dashboard_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if NODE is None or not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"node and Chromium ({CHROMIUM}) are needed: apt-get install chromium")
@@ -95,7 +95,8 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
     out = res.stdout + res.stderr
-    print(f"dashboard screenshots: {shots}")
+    with capsys.disabled():  # for a person to look at, whether or not the test passed
+        print(f"\ndashboard screenshots: {shots}")
     assert res.returncode == 0, out + "\n--- serve.log ---\n" + log_path.read_text()
     assert re.search(r"^# pass 1$", out, re.M), out
     assert "# skipped 0" in out, out
@@ -127,3 +128,14 @@ def _served_url(proc: subprocess.Popen, log: Path) -> str:
             break
         time.sleep(0.1)
     pytest.fail("vttbridge serve did not start:\n" + log.read_text())
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_page_helpers_under_node() -> None:
+    res = subprocess.run(
+        [NODE, "--test", "--test-reporter=tap", "test/format.test.mjs"],
+        cwd=DASHBOARD, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    assert re.search(r"^# pass 4$", out, re.M) and re.search(r"^# fail 0$", out, re.M), out

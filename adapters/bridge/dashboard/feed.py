@@ -27,10 +27,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import socketio
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from adapters.base import Adapter, Command, Inbound
 from adapters.bridge.dashboard.view import (
@@ -61,6 +61,13 @@ BACKFILL_ROWS = 1000
 """Log rows read for the chat lines a page sees first (the world's history before it came)."""
 
 
+class Welcome(BaseModel):
+    """``welcome``: sent once, right after the connect."""
+
+    world: str
+    role: Literal["gm", "observer"]
+
+
 class AnswerIn(Inbound):
     """``answer``: the GM's answer to a pending question."""
 
@@ -84,6 +91,16 @@ class DashboardClient(Adapter):
 
 
 CLIENT = DashboardClient()
+
+SCHEMAS: dict[str, tuple[str, type[BaseModel]]] = {
+    "in/answer.json": ("page -> server: answer (ack: protocol/ack-ok or ack-error)", AnswerIn),
+    "out/welcome.json": ("server -> page: welcome, once after the connect", Welcome),
+    "out/view.json": (
+        "server -> page: view, on connect and after the world's events",
+        DashboardView,
+    ),
+}
+"""The namespace's payloads, for ``vttbridge schema`` (``dashboard/...``)."""
 
 
 class Backend(Protocol):
@@ -228,7 +245,8 @@ class DashboardFeed:
                 await asyncio.shield(w.backfill)
         if sid not in w.sids:
             return
-        await transport.emit(sid, NAMESPACE, "welcome", {"world": w.host.name, "role": role})
+        welcome = Welcome(world=w.host.name, role="gm" if role == "gm" else "observer")
+        await transport.emit(sid, NAMESPACE, "welcome", welcome.model_dump())
         await transport.emit(sid, NAMESPACE, "view", self.view(w).model_dump(mode="json"))
 
     async def _backfill(self, w: _Watched) -> None:

@@ -40,16 +40,20 @@ export function connect(login, on) {
   socket.on("connect", () => on.status("live"));
   socket.on("welcome", (w) => on.welcome(w));
   socket.on("view", (v) => on.view(v));
+  let retry = null;
   socket.on("connect_error", (err) => {
     const code = err?.data?.code;
-    if (code && (FINAL.has(code) || !socket.active)) {
+    if (code && FINAL.has(code)) {
       socket.disconnect();
       on.refused({ code, message: err.message });
       return;
     }
     on.status("reconnecting");
+    // a refusal that may pass (the server is shutting down, the world is loading): socket.io
+    // does not retry a refused connect by itself
+    if (!socket.active) retry = setTimeout(() => socket.connect(), 3000);
   });
-  socket.on("disconnect", (reason) => {
+  socket.on("disconnect", () => {
     on.status(socket.active ? "reconnecting" : "closed");
   });
   return {
@@ -62,6 +66,7 @@ export function connect(login, on) {
       }
     },
     close() {
+      clearTimeout(retry);
       socket.disconnect();
     },
   };
