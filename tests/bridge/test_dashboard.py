@@ -174,6 +174,8 @@ async def test_views_follow_events_coalesced(server, worlds, gm, dashboards):
     assert view["seq"] == server.bridge.worlds["table1"].seq
     assert feed.pushes - pushes < 10, feed.pushes - pushes  # not one view per move
     assert len(dash.views) - 1 == feed.pushes - pushes
+    # the first view has the recent chat, the later ones only the lines since
+    assert dash.views[0]["log_full"] and not any(v["log_full"] for v in dash.views[1:])
 
 
 async def test_the_link_state_is_pushed(server, worlds, gm, dashboards):
@@ -198,6 +200,7 @@ async def test_the_gm_answers_through_the_event_path(db, worlds, client_factory,
         ack = await dash.answer({"id": "ans-1", "prompt": "p1", "option": "take_attack"})
         assert ack["ok"] is True and ack["seq"] > 0, ack
         view = await dash.view(lambda v: not v["prompts"])
+        assert not view["log_full"] and all(ln["n"] >= 0 for ln in view["log"])
         assert any("Ally takes the attack" in ln["text"] for ln in view["log"])
         # the VTT is told, as for any answer
         await gm.wait_commands(sent + 1)

@@ -1,11 +1,13 @@
-"""The dashboard in headless Chromium against a real ``vttbridge serve`` subprocess: sign in
-(a wrong key refused, the GM key, an observer key), watch a Spycraft encounter arrive live (a
-Foundry-shaped client sends the companion module's payloads: initiative, a Ready, a question
-answered from the page, a stand off with stress) and a Fallout: Equestria movement budget.
+"""The dashboard in headless Chromium (and Firefox, where installed) against a real
+``vttbridge serve`` subprocess: sign in (a wrong key refused, the GM key, an observer key),
+watch a Spycraft encounter arrive live (a Foundry-shaped client sends the companion module's
+payloads: initiative, a Ready, a question answered from the page, a stand off with stress) and
+a Fallout: Equestria movement budget.
 
-The browser half is ``adapters/bridge/dashboard/test/browser.test.mjs`` (playwright-core,
-Debian's chromium); it saves a screenshot of each state under this test's tmp dir and prints
-their paths. Skipped without node or chromium, except under CI (``CI=true``).
+The browser half is ``adapters/bridge/dashboard/test/browser.test.mjs`` (playwright-core with
+Debian's chromium, or firefox-esr over WebDriver BiDi); it saves a screenshot of each state
+under this test's tmp dir and prints where. Skipped without node or the browser, except for
+Chromium under CI (``CI=true``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tests.bridge.conftest import ROOT
 DASHBOARD = ROOT / "adapters" / "bridge" / "dashboard"
 NODE = shutil.which("node")
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+FIREFOX = os.environ.get("FIREFOX_PATH", "/usr/bin/firefox-esr")
 
 
 def npm_ci(folder: Path) -> None:
@@ -55,11 +58,16 @@ def _keys(out: str) -> tuple[str, str]:
     return gm.group(1), obs.group(1)
 
 
-def test_dashboard_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if NODE is None or not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
+@pytest.mark.parametrize("browser", ["chromium", "firefox"])
+def test_dashboard_in_a_browser(
+    browser: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Chromium always (in CI too); Firefox where Debian's firefox-esr is installed."""
+    executable = CHROMIUM if browser == "chromium" else FIREFOX
+    if NODE is None or not Path(executable).exists():
+        if os.environ.get("CI") and browser == "chromium":
             pytest.fail(f"node and Chromium ({CHROMIUM}) are needed: apt-get install chromium")
-        pytest.skip("needs node and Debian's chromium")
+        pytest.skip(f"needs node and {executable}")
     npm_ci(DASHBOARD)
     db = tmp_path / "bridge.sqlite3"
     spy_gm, spy_obs = _keys(_cli("world", "create", "safehouse", "--db", str(db)))
@@ -83,6 +91,7 @@ def test_dashboard_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str
                 "FOE_WORLD": "wasteland",
                 "FOE_GM": foe_gm,
                 "DASHBOARD_SHOTS": str(shots),
+                "DASHBOARD_BROWSER": browser,
             }
             res = subprocess.run(
                 [NODE, "--test", "--test-reporter=tap", "test/browser.test.mjs"],
@@ -138,4 +147,4 @@ def test_page_helpers_under_node() -> None:
     )  # fmt: skip
     out = res.stdout + res.stderr
     assert res.returncode == 0, out
-    assert re.search(r"^# pass 4$", out, re.M) and re.search(r"^# fail 0$", out, re.M), out
+    assert re.search(r"^# pass 5$", out, re.M) and re.search(r"^# fail 0$", out, re.M), out

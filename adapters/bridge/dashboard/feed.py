@@ -6,8 +6,9 @@ by :meth:`Bridge.authenticate`, in the same order and with the same refusals). T
 - server -> page ``welcome`` ``{world, role}`` once, then ``view`` (a
   :class:`~adapters.bridge.dashboard.view.DashboardView`) at once and again after the world's
   events, at most one every :data:`PUSH_INTERVAL` seconds: a burst of moves sends one view, not
-  one per move. A world nobody watches costs nothing: the feed listens to a world's journal only
-  while a page watches it.
+  one per move. The first view carries the recent chat lines (``log_full``), later ones only
+  the lines since the view before. A world nobody watches costs nothing: the feed listens to a
+  world's journal only while a page watches it.
 - page -> server ``answer`` ``{id, prompt, option}`` (GM key only; an observer gets
   ``read_only``): the GM answers a question. It becomes a ``PromptAnswered`` processed like any
   event (dedup by ``id``, logged, replayed after a restart, its commands sent to the VTT), and
@@ -152,6 +153,10 @@ class _Watched:
     sids: set[str] = field(default_factory=set)
     log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     next_line: int = 0
+    """The next live line's number (the lines from the log before watching began are
+    numbered below 0)."""
+    sent: int = -1
+    """The number of the last line broadcast."""
     since: int = 0
     """The world's seq when watching began: older lines come from the log (backfill)."""
     backfill: asyncio.Future | None = None
@@ -265,16 +270,17 @@ class DashboardFeed:
             except ValidationError:
                 continue
             older.extend(log_lines(world, effects, first=0, at=row.at))
+        older = older[-LOG_LINES:]
+        for i, line in enumerate(older):
+            line.n = i - len(older)
         live = list(w.log)
         w.log.clear()
-        w.log.extend(older[-LOG_LINES:])
+        w.log.extend(older)
         w.log.extend(live)
-        for i, line in enumerate(w.log):
-            line.n = i
-        w.next_line = len(w.log)
 
     # -- views ---------------------------------------------------------------------------------
-    def view(self, w: _Watched) -> DashboardView:
+    def view(self, w: _Watched, *, full: bool = True) -> DashboardView:
+        """The world's view; ``full=False``: with only the chat lines not broadcast yet."""
         host = w.host
         sessions = [s for s in self.bridge.sessions.values() if s.host is host]
         link = LinkView(
@@ -287,7 +293,10 @@ class DashboardFeed:
                 for s in sessions
             ],
         )
-        return build_view(host.runtime.world, seq=host.seq, now=time.time(), log=w.log, link=link)
+        log = w.log if full else [line for line in w.log if line.n > w.sent]
+        return build_view(
+            host.runtime.world, seq=host.seq, now=time.time(), log=log, link=link, log_full=full
+        )
 
     def changed(self, host: WorldHost) -> None:
         """Something a view shows changed outside the world's events (a VTT client came or
@@ -323,7 +332,10 @@ class DashboardFeed:
             return
         w.last_push = loop.time()
         self.pushes += 1
-        data = self.view(w).model_dump(mode="json")
+        view = self.view(w, full=False)
+        if view.log:
+            w.sent = view.log[-1].n
+        data = view.model_dump(mode="json")
         self._spawn(self.bridge.transport.emit(w.room, NAMESPACE, "view", data))
 
     def _spawn(self, coro: Any) -> None:

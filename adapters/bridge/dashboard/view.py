@@ -244,6 +244,10 @@ class DashboardView(BaseModel):
     standoffs: list[StandoffView]
     prompts: list[PromptView]
     log: list[LogLine]
+    """Chat lines, oldest first, numbered in order (``n``)."""
+    log_full: bool = True
+    """``log`` is the recent log, to show instead of the lines before; else it holds only the
+    lines after those of the previous view (the page appends those it has not got)."""
     link: LinkView
 
 
@@ -251,7 +255,13 @@ class DashboardView(BaseModel):
 
 
 def build_view(
-    world: World, *, seq: int, now: float, log: Iterable[LogLine], link: LinkView
+    world: World,
+    *,
+    seq: int,
+    now: float,
+    log: Iterable[LogLine],
+    link: LinkView,
+    log_full: bool = True,
 ) -> DashboardView:
     """The view of ``world`` now. Read-only: it changes nothing in the world."""
     enc = world.encounter
@@ -267,6 +277,7 @@ def build_view(
         standoffs=[_standoff(enc, so) for so in enc.spycraft.standoffs],
         prompts=[_prompt(world, p) for p in world.prompts.values()],
         log=list(log),
+        log_full=log_full,
         link=link,
     )
 

@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { connect, storedLogin, storeLogin } from "./connection.js";
+import { mergeLog } from "./format.js";
 import { SceneMap } from "./map.js";
 import { Initiative, Movement, Questions, Readies, RulesLog, Standoffs } from "./panels.js";
 
@@ -60,7 +61,7 @@ function LinkStatus({ link }) {
     : html`<span class="pill off">${name}: not connected</span>`;
 }
 
-function Dashboard({ view, role, status, answer, onSignOut }) {
+function Dashboard({ view, log, role, status, answer, onSignOut }) {
   const canAnswer = role === "gm";
   const foe = view.system === "foe";
   return html`
@@ -86,7 +87,7 @@ function Dashboard({ view, role, status, answer, onSignOut }) {
         ${foe && html`<${Movement} encounter=${view.encounter} units=${view.scene.grid.units} />`}
         ${!foe && html`<${Readies} readies=${view.readies} />`}
       </div>
-      <${RulesLog} log=${view.log} />
+      <${RulesLog} log=${log} />
     </main>
   `;
 }
@@ -97,16 +98,21 @@ export function App() {
   const [status, setStatus] = useState("connecting");
   const [welcome, setWelcome] = useState(null);
   const [view, setView] = useState(null);
+  const [log, setLog] = useState([]);
   const conn = useRef(null);
 
   useEffect(() => {
     if (!login) return undefined;
     setView(null);
     setWelcome(null);
+    setLog([]);
     const c = connect(login, {
       status: setStatus,
       welcome: setWelcome,
-      view: (v) => setView({ ...v, receivedAt: Date.now() / 1000 }),
+      view: (v) => {
+        setView({ ...v, receivedAt: Date.now() / 1000 });
+        setLog((before) => mergeLog(before, v));
+      },
       refused: ({ message }) => {
         storeLogin(null);
         setError(message);
@@ -133,6 +139,7 @@ export function App() {
     return html`<main id="main" class="loading"><p role="status">${STATUS_TEXT[status] ?? status} (world ${login.world})</p></main>`;
   return html`<${Dashboard}
     view=${view}
+    log=${log}
     role=${welcome.role}
     status=${status}
     answer=${(p, o) => conn.current.answer(p, o)}

@@ -71,3 +71,14 @@ export function hue(name) {
   for (const ch of String(name)) h = (h * 31 + ch.codePointAt(0)) % 360;
   return (h * 137) % 360;
 }
+
+/**
+ * The chat lines to show after a view: its own when it carries the whole recent log
+ * (`log_full`), else those before plus its lines not seen yet (numbered in order, `n`).
+ */
+export function mergeLog(before, view, keep = 100) {
+  if (view.log_full) return view.log.slice(-keep);
+  const last = before.length ? before[before.length - 1].n : -Infinity;
+  const fresh = view.log.filter((l) => l.n > last);
+  return fresh.length ? [...before, ...fresh].slice(-keep) : before;
+}

@@ -1,4 +1,4 @@
-// The dashboard end to end in headless Chromium: the committed bundle, served by a real
+// The dashboard end to end in headless Chromium (or Firefox): the committed bundle, served by a real
 // `vttbridge serve`, watching encounters that a Foundry-shaped VTT client (the real
 // socket.io-client, sending the companion module's payloads) plays on the same server.
 // Driven by tests/bridge/test_dashboard_browser.py, which starts the server, makes the worlds
@@ -11,10 +11,13 @@ import path from "node:path";
 import { io } from "socket.io-client";
 
 const env = process.env;
-const chromium = env.CHROMIUM_PATH || "/usr/bin/chromium";
+// Chromium (Debian's), or Firefox (Debian's firefox-esr, driven over WebDriver BiDi)
+const browserName = env.DASHBOARD_BROWSER || "chromium";
+const executable =
+  browserName === "firefox" ? env.FIREFOX_PATH || "/usr/bin/firefox-esr" : env.CHROMIUM_PATH || "/usr/bin/chromium";
 const url = env.VTTBRIDGE_URL;
 const shots = env.DASHBOARD_SHOTS;
-const skip = !url ? "no bridge (run through pytest)" : !existsSync(chromium) ? `no Chromium at ${chromium}` : false;
+const skip = !url ? "no bridge (run through pytest)" : !existsSync(executable) ? `no ${browserName} at ${executable}` : false;
 
 const GM = "gM0000000000000A";
 const PLAYER = "kT3rPq8Zx1LmNo2B";
@@ -137,12 +140,15 @@ async function until(page, selector, re, timeout = 15000) {
 }
 
 test("the dashboard follows an encounter live and the GM answers from it", { skip, timeout: 180000 }, async () => {
-  const { chromium: pw } = await import("playwright-core");
-  const browser = await pw.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const pw = await import("playwright-core");
+  const browser =
+    browserName === "firefox"
+      ? await pw.firefox.launch({ channel: "moz-firefox", executablePath: executable, headless: true })
+      : await pw.chromium.launch({
+          executablePath: executable,
+          headless: true,
+          args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        });
   const clients = [];
   try {
     const gm = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
