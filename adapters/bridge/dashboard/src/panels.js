@@ -1,6 +1,6 @@
 // The panels beside the map. Each renders one part of the view the bridge sends
 // (adapters/bridge/dashboard/view.py) as it is: the rules' numbers, nothing recomputed.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { clock, duration, feet, secondsLeft, spent } from "./format.js";
 
@@ -293,14 +293,19 @@ export function Questions({ view, canAnswer, answer }) {
 
 export function RulesLog({ log }) {
   const list = useRef(null);
+  const pinned = useRef(true); // follow new lines unless the GM scrolled up to read
   const last = log.length ? log[log.length - 1].n : -1;
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = list.current;
-    if (el) el.scrollTop = el.scrollHeight;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [last]);
+  function scrolled() {
+    const el = list.current;
+    pinned.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
+  }
   return html`
     <${Panel} id="log-h" title="Rules log" className="log">
-      <ol class="log-lines" role="log" aria-live="polite" aria-relevant="additions" aria-labelledby="log-h" ref=${list} tabindex="0">
+      <ol class="log-lines" role="log" aria-live="polite" aria-relevant="additions" aria-labelledby="log-h" ref=${list} tabindex="0" onScroll=${scrolled}>
         ${log.map(
           (l) => html`
             <li key=${l.n} class=${l.kind}>

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { io } from "socket.io-client";
+import { launch } from "./drivers.mjs";
 
 const env = process.env;
 // Chromium (Debian's), or Firefox (Debian's firefox-esr, driven over WebDriver BiDi)
@@ -115,60 +116,36 @@ async function shot(page, name) {
   if (!shots) return;
   mkdirSync(shots, { recursive: true });
   const file = path.join(shots, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot(file);
   console.log(`# screenshot: ${file}`);
 }
 
 async function signIn(page, world, key) {
-  await page.getByLabel("World").fill(world);
-  await page.getByLabel("Key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
-
-const text = (page, selector) => page.locator(selector).innerText();
-
-/** Wait until the page's text under `selector` matches `re`. */
-async function until(page, selector, re, timeout = 15000) {
-  await page.waitForFunction(
-    ([sel, src, flags]) => {
-      const el = document.querySelector(sel);
-      return el && new RegExp(src, flags).test(el.innerText);
-    },
-    [selector, re.source, re.flags],
-    { timeout },
-  );
+  await page.fill("World", world);
+  await page.fill("Key", key);
+  await page.click("Sign in");
 }
 
 test("the dashboard follows an encounter live and the GM answers from it", { skip, timeout: 180000 }, async () => {
-  const pw = await import("playwright-core");
-  const browser =
-    browserName === "firefox"
-      ? await pw.firefox.launch({ channel: "moz-firefox", executablePath: executable, headless: true })
-      : await pw.chromium.launch({
-          executablePath: executable,
-          headless: true,
-          args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        });
+  const browser = await launch(browserName, executable);
   const clients = [];
+  const viewport = { width: 1440, height: 1000 };
   try {
-    const gm = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-    const page = await gm.newPage();
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("console", (m) => m.type() === "error" && !/WebSocket|ERR_|404/.test(m.text()) && errors.push(m.text()));
+    const page = await browser.newPage(viewport);
     await page.goto(`${url}/`);
 
     // a wrong key is refused on the page, and nothing of it is kept
     await signIn(page, env.SPY_WORLD, "vtt_gm_not-the-key");
-    await until(page, "#signin-error", /Wrong key for world/);
+    await page.until("#signin-error", /Wrong key for world/);
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
     await shot(page, "01-wrong-key");
 
     // the GM key: the key goes into the tab's session storage, never into the URL
     await signIn(page, env.SPY_WORLD, env.SPY_GM);
-    await until(page, "header", /GM/);
-    await until(page, "header", /No VTT linked yet/);
-    assert.ok(!page.url().includes(env.SPY_GM) && !page.url().includes("key"));
+    await page.until("header", /GM/);
+    await page.until("header", /No VTT linked yet/);
+    const where = await page.evaluate(() => location.href);
+    assert.ok(!where.includes(env.SPY_GM) && !where.includes("key"), where);
     assert.match(await page.evaluate(() => sessionStorage.getItem("vttbridge.dashboard")), /vtt_gm_/);
     await shot(page, "02-signed-in");
 
@@ -176,81 +153,78 @@ test("the dashboard follows an encounter live and the GM answers from it", { ski
     const table = await vtt(env.SPY_WORLD, env.SPY_GM);
     clients.push(table);
     await table.send("snapshot", warehouse());
-    await until(page, "header", /Foundry VTT linked/);
-    await until(page, "section.initiative", /round 1/);
-    await until(page, "section.initiative tbody", /Kevin\s+22[\s\S]*Gary\s+14[\s\S]*Thug\s+10/);
-    assert.equal(await page.locator("svg g.token").count(), 3);
-    assert.equal(await page.locator("svg g.region").count(), 1);
+    await page.until("header", /Foundry VTT linked/);
+    await page.until("section.initiative", /round 1/);
+    await page.until("section.initiative tbody", /Kevin\s+22[\s\S]*Gary\s+14[\s\S]*Thug\s+10/);
+    assert.equal(await page.count("svg g.token"), 3);
+    assert.equal(await page.count("svg g.region"), 1);
 
     // Kevin readies at the corner: the Ready, and its cells on the map
     await table.say(PLAYER, "!ready Standard Attack with pistol --when corner", { token: KEVIN, alias: "Kevin" });
-    await until(page, "section.readies", /Kevin readies Standard Attack with pistol/);
-    await until(page, "section.readies", /someone enters corner/);
-    await until(page, "section.readies", /Expires\s+round 2/);
-    await until(page, "section.initiative tbody", /Kevin\s+22\s+ready \(full action\)\s+0 of 2 half actions left/);
-    await until(page, "section.initiative tbody tr.active", /Gary/);
-    assert.equal(await page.locator("svg g.watched").count(), 1);
-    await until(page, "section.log", /Kevin readies/);
+    await page.until("section.readies", /Kevin readies Standard Attack with pistol/);
+    await page.until("section.readies", /someone enters corner/);
+    await page.until("section.readies", /Expires\s+round 2/);
+    await page.until("section.initiative tbody", /Kevin\s+22\s+ready \(full action\)\s+0 of 2 half actions left/);
+    await page.until("section.initiative tbody tr.active", /Gary/);
+    assert.equal(await page.count("svg g.watched"), 1);
+    await page.until("section.log", /Kevin readies/);
     await shot(page, "03-ready");
 
     // Gary's turn passes; the Thug attacks Gary: Gary is asked whether he stands off
     await table.say(GM, "!next");
-    await until(page, "section.initiative tbody tr.active", /Thug/);
+    await page.until("section.initiative tbody tr.active", /Thug/);
     await table.say(GM, "!attack Gary", { token: THUG, alias: "Thug" });
-    await until(page, "section.questions", /stand_off/);
-    await until(page, "section.questions", /default take_attack in \d+ s/);
+    await page.until("section.questions", /stand_off/);
+    await page.until("section.questions", /default take_attack in \d+ s/);
     await shot(page, "04-question");
 
     // an observer sees the question but cannot answer it
-    const watcher = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-    const obs = await watcher.newPage();
+    const obs = await browser.newPage(viewport); // its own profile: its own session storage
     await obs.goto(`${url}/`);
     await signIn(obs, env.SPY_WORLD, env.SPY_OBS);
-    await until(obs, "header", /Observer \(read-only\)/);
-    await until(obs, "section.questions", /Read-only/);
-    assert.equal(await obs.locator("section.questions button").count(), 0);
+    await obs.until("header", /Observer \(read-only\)/);
+    await obs.until("section.questions", /Read-only/);
+    assert.equal(await obs.count("section.questions button"), 0);
     await shot(obs, "05-observer");
 
     // the GM answers from the page; the rules take it: the stand off begins
-    const asked = await page.locator("section.questions li").count();
+    const asked = await page.count("section.questions li");
     assert.equal(asked, 1);
     const before = table.chat.length;
-    await page.getByRole("button", { name: "Answer stand_off" }).click();
-    await until(page, "section.standoffs", /Stand off so1/);
-    await until(page, "section.questions", /Nobody is being asked anything/);
-    await until(page, "section.log", /Reflex save vs DC 11/);
+    await page.click("Answer stand_off");
+    await page.until("section.standoffs", /Stand off so1/);
+    await page.until("section.questions", /Nobody is being asked anything/);
+    await page.until("section.log", /Reflex save vs DC 11/);
     assert.ok(table.chat.slice(before).some((c) => /Reflex save vs DC 11/.test(c)), "the VTT got the rules' answer");
-    await until(obs, "section.standoffs", /Stand off so1/); // the observer follows too
+    await obs.until("section.standoffs", /Stand off so1/); // the observer follows too
 
     // round 2: the stand off's Resolve checks; the Thug loses and takes stress
     await table.say(GM, "!next");
-    await until(page, "section.initiative", /round 2/);
-    await until(page, "section.standoffs", /last Resolve check round 2/);
-    const thug = page.locator("section.standoffs li.participant", { hasText: "Thug" });
-    await until(page, "section.standoffs", /Thug[\s\S]*stress [1-6] · thresholds 10/);
-    assert.match(await thug.innerText(), /stress [1-6] · thresholds 10 \(Wisdom 10\)/);
-    assert.equal(await page.locator("section.standoffs meter").count(), 2);
+    await page.until("section.initiative", /round 2/);
+    await page.until("section.standoffs", /last Resolve check round 2/);
+    await page.until("section.standoffs", /Thug[\s\S]*stress [1-6] · thresholds 10/);
+    assert.match(await page.text("section.standoffs .side:nth-child(2) li.participant"), /Thug[\s\S]*stress [1-6] · thresholds 10 \(Wisdom 10\)/);
+    assert.equal(await page.count("section.standoffs meter"), 2);
     await shot(page, "06-standoff-stress");
     await shot(obs, "06b-observer-standoff");
-    await watcher.close();
 
     // a Fallout: Equestria world: movement left this turn
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.click("Sign out");
     await signIn(page, env.FOE_WORLD, env.FOE_GM);
-    await until(page, "header", /Fallout: Equestria/);
+    await page.until("header", /Fallout: Equestria/);
     const foe = await vtt(env.FOE_WORLD, env.FOE_GM);
     clients.push(foe);
     await foe.send("snapshot", wasteland());
-    await until(page, "section.movement", /Pinkie\s+25 ft\s+0 ft\s+25 ft\s+75 ft/);
+    await page.until("section.movement", /Pinkie\s+25 ft\s+0 ft\s+25 ft\s+75 ft/);
     const pinkie = wasteland().tokens[0];
     await foe.send("updateToken", {
       userId: GM, sceneId: "sWasteland000001", token: { ...pinkie, x: 700 }, changes: { x: 700 }, origin: { x: 500, y: 500 },
     });
-    await until(page, "section.movement tbody tr.active", /Pinkie\s+25 ft\s+10 ft\s+15 ft\s+65 ft\s+—\s+65 ft/);
-    await until(page, "section.initiative tbody tr.active", /move\s+1 of 2 actions left/);
+    await page.until("section.movement tbody tr.active", /Pinkie\s+25 ft\s+10 ft\s+15 ft\s+65 ft\s+—\s+65 ft/);
+    await page.until("section.initiative tbody tr.active", /move\s+1 of 2 actions left/);
     await shot(page, "07-foe-movement");
 
-    assert.deepEqual(errors, []);
+    assert.deepEqual([...page.errors, ...obs.errors], []);
   } finally {
     for (const c of clients) c.socket.disconnect();
     await browser.close();
