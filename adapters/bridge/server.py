@@ -300,9 +300,7 @@ class Bridge:
         self.transport = SioTransport(self.sio)
         for adapter in self.registry:
             self.sio.register_namespace(AdapterNamespace(self, adapter))
-        from adapters.bridge.dashboard.feed import DashboardNamespace
-
-        self.sio.register_namespace(DashboardNamespace(self.dashboards))
+        self.sio.register_namespace(self.dashboards.namespace())
         app = web.Application()
         add_pages(app.router)
         app.router.add_get("/status", self._http_index)

@@ -58,8 +58,11 @@ PUSH_INTERVAL = 0.2
 """Seconds between two views of one world, at least."""
 LOG_LINES = 100
 """Chat lines a view carries (the newest)."""
-BACKFILL_ROWS = 1000
-"""Log rows read for the chat lines a page sees first (the world's history before it came)."""
+CHAT_EFFECTS = ('"type":"post_chat"', '"type":"ask_player"')
+"""How a log row with a chat line reads (its effects as the journal writes them)."""
+BACKFILL_ROWS = 5000
+"""Event rows of the log searched for the chat lines a page sees first (the world's history
+before it came); only those with a chat line or a question are read."""
 
 
 class Welcome(BaseModel):
@@ -182,6 +185,10 @@ class DashboardFeed:
         """Views broadcast so far (the tests count them)."""
         self._tasks: set[asyncio.Task] = set()
 
+    def namespace(self) -> DashboardNamespace:
+        """The socket.io namespace that serves this feed (in this process)."""
+        return DashboardNamespace(self)
+
     # -- connections ---------------------------------------------------------------------------
     async def connect(self, sid: str, auth: Any) -> dict[str, Any] | None:
         """Admit a page; returns None, or the refusal ``{message, data: {code}}``."""
@@ -259,7 +266,11 @@ class DashboardFeed:
         host, reader = w.host, self.bridge.reader
         assert reader is not None
         await host.writer.barrier()  # every row up to w.since is committed, so readable
-        rows = await reader.run(lambda s: s.recent_events(host.name, BACKFILL_ROWS))
+        rows = await reader.run(
+            lambda s: s.recent_events(
+                host.name, LOG_LINES, within=BACKFILL_ROWS, containing=CHAT_EFFECTS
+            )
+        )
         world = host.runtime.world
         older: list[LogLine] = []
         for row in rows:
