@@ -25,7 +25,7 @@ core under load, so it is what sets events/s, and in a closed loop p50 ~ clients
 
 ``--dashboard`` adds runs of the same bridge in which a dashboard page (its socket, namespace
 ``/dashboard``) watches every world played: each world then sends a view after its moves, at
-most five a second. They alternate with the runs without one (no world watched, as at a table
+most four a second. They alternate with the runs without one (no world watched, as at a table
 with the page closed): what a watched world costs, measured in the same minutes.
 
 ``--echo bridge`` runs the echo on the bridge's transport (its packet JSON, its websocket loop,

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("vttbridge")
 
 NAMESPACE = "/dashboard"
-PUSH_INTERVAL = 0.2
+PUSH_INTERVAL = 0.25
 """Seconds between two views of one world, at least."""
 LOG_LINES = 100
 """Chat lines a view carries (the newest)."""
