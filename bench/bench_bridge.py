@@ -23,6 +23,11 @@ unloaded, the default for worlds without a client; ``--sleep-after``).
 ``CPU us/ev`` is the server process's CPU time per event (Linux): both servers run at one full
 core under load, so it is what sets events/s, and in a closed loop p50 ~ clients / events/s.
 
+``--dashboard`` adds runs of the same bridge in which a dashboard page (its socket, namespace
+``/dashboard``) watches every world played: each world then sends a view after its moves, at
+most four a second. They alternate with the runs without one (no world watched, as at a table
+with the page closed): what a watched world costs, measured in the same minutes.
+
 ``--echo bridge`` runs the echo on the bridge's transport (its packet JSON, its websocket loop,
 handlers in the connection's reader) instead of python-socketio as installed (the issue's
 baseline): a like-for-like comparison of the work above the transport.
@@ -110,12 +115,13 @@ class RawClient:
     """Engine.IO v4 + Socket.IO v5 over one websocket: connect with auth, emit with ack, answer
     pings and ack commands. Just enough protocol for a load generator."""
 
-    def __init__(self, session: aiohttp.ClientSession, url: str) -> None:
-        self.session, self.url = session, url
+    def __init__(self, session: aiohttp.ClientSession, url: str, ns: str = NS) -> None:
+        self.session, self.url, self.ns = session, url, ns
         self.ws: aiohttp.ClientWebSocketResponse | None = None
         self.next_id = 0
         self.pending: dict[int, asyncio.Future] = {}
         self.commands = 0
+        """Commands received and acked (on ``/dashboard``: the views)."""
         self._reader: asyncio.Task | None = None
         self._connected: asyncio.Future | None = None
 
@@ -126,7 +132,7 @@ class RawClient:
         assert msg.startswith("0"), msg
         self._connected = asyncio.get_running_loop().create_future()
         self._reader = asyncio.create_task(self._read())
-        await self.ws.send_str(f"40{NS}," + json.dumps(auth))
+        await self.ws.send_str(f"40{self.ns}," + json.dumps(auth))
         await asyncio.wait_for(self._connected, 30)
 
     async def call(self, event: str, data: dict) -> dict:
@@ -135,12 +141,12 @@ class RawClient:
         i = self.next_id
         fut = asyncio.get_running_loop().create_future()
         self.pending[i] = fut
-        await self.ws.send_str(f"42{NS},{i}" + json.dumps([event, data]))
+        await self.ws.send_str(f"42{self.ns},{i}" + json.dumps([event, data]))
         return await fut
 
     async def _read(self) -> None:
         assert self.ws is not None and self._connected is not None
-        prefix = f"{NS},"
+        prefix = f"{self.ns},"
         async for msg in self.ws:
             text = msg.data
             if text == "2":
@@ -160,11 +166,11 @@ class RawClient:
                 fut = self.pending.pop(int(m.group(1)), None)
                 if fut is not None and not fut.done():
                     fut.set_result(json.loads(rest[m.end() :])[0])
-            elif kind == "2":  # a command: ack it
+            elif kind == "2":  # a command: ack it (a view has no ack id)
                 m = re.match(r"(\d+)", rest)
                 self.commands += 1
                 if m:
-                    await self.ws.send_str(f"43{NS},{m.group(1)}" + '[{"ok":true}]')
+                    await self.ws.send_str(f"43{self.ns},{m.group(1)}" + '[{"ok":true}]')
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -286,14 +292,22 @@ def scene_payload(n_tokens: int, eid: str = "snap") -> dict:
 
 
 async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seconds: float,
-                   bridge: bool, warmup: float = 0.5) -> dict:  # fmt: skip
-    """Closed-loop clients, one per world; returns events/s and latency percentiles."""
-    async with aiohttp.ClientSession() as session:
+                   bridge: bool, warmup: float = 0.5,
+                   dashboards: bool = False) -> dict:  # fmt: skip
+    """Closed-loop clients, one per world; returns events/s and latency percentiles (and the
+    views the dashboards got, with ``dashboards``: one page watching each world)."""
+    # no cap on connections: 100 clients and 100 pages are over aiohttp's default of 100
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         clients = []
         for w in worlds:
             c = RawClient(session, url)
             await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
             clients.append(c)
+        pages = []
+        for w in worlds if bridge and dashboards else ():
+            page = RawClient(session, url, "/dashboard")
+            await page.connect({"world": w, "key": world_keys[w], "client": CLIENT})
+            pages.append(page)
         if bridge:  # the scene, and a FoE combat in which t0 has the turn
             for c in clients:
                 assert (await c.call("snapshot", scene_payload(3)))["ok"]
@@ -330,10 +344,12 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
         start_t = time.perf_counter()
         await asyncio.gather(*(loop(i, c) for i, c in enumerate(clients)))
         elapsed = time.perf_counter() - start_t - warmup
-        for c in clients:
+        views = sum(p.commands for p in pages)
+        for c in clients + pages:
             await c.close()
     latencies.sort()
     return {
+        "views": views / (elapsed + warmup),
         "eps": count / elapsed,
         "p50": statistics.median(latencies) * 1000,
         "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
@@ -413,6 +429,11 @@ async def main() -> None:
         "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
     )
     ap.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="also runs in which a dashboard page watches every world played ('watched')",
+    )
+    ap.add_argument(
         "--echo",
         choices=["stock", "bridge"],
         default="stock",
@@ -427,17 +448,23 @@ async def main() -> None:
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"{seconds:g} s per run, durability={args.durability}, "
-          f"bridge processes={args.processes}, echo transport={args.echo}")  # fmt: skip
+          f"bridge processes={args.processes}, echo transport={args.echo}, "
+          f"dashboards={'runs with one per world' if args.dashboard else 'none'}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
             extra = ["--durability", args.durability, "--processes", str(args.processes)]
-            await speed(Path(tmpdir), seconds, extra, repeat, args.echo)
+            await speed(Path(tmpdir), seconds, extra, repeat, args.echo, args.dashboard)
         if args.part in ("all", "memory"):
             await memory(Path(tmpdir), n_idle, ["--processes", str(args.processes)])
 
 
 async def speed(
-    tmp: Path, seconds: float, extra: list[str], repeat: int, echo: str = "stock"
+    tmp: Path,
+    seconds: float,
+    extra: list[str],
+    repeat: int,
+    echo: str = "stock",
+    dashboards: bool = False,
 ) -> None:
     runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
@@ -450,12 +477,14 @@ async def speed(
         for n in (1, 10, 100):
             worlds = [f"w{i}" for i in range(n)]
             for _ in range(repeat):  # alternating, so a slow minute of the machine hits both
-                for name, proc, url, wk in (
-                    ("echo", echo, echo_url, {}),
-                    ("bridge", bridge, bridge_url, world_keys),
-                ):
+                servers = [("echo", echo, echo_url, {}), ("bridge", bridge, bridge_url, world_keys)]
+                if dashboards:
+                    servers.append(("watched", bridge, bridge_url, world_keys))
+                for name, proc, url, wk in servers:
                     cpu = cpu_seconds(proc.pid)
-                    r = await run_load(url, worlds, wk, seconds, name == "bridge")
+                    r = await run_load(
+                        url, worlds, wk, seconds, name != "echo", dashboards=name == "watched"
+                    )
                     # server CPU per event: what the server spends on one, whatever the
                     # clients do
                     r["cpu_us"] = (cpu_seconds(proc.pid) - cpu) / r["total"] * 1e6
@@ -464,7 +493,9 @@ async def speed(
         stop(echo)
         stop(bridge)
     results = {
-        key: {k: statistics.median(r[k] for r in rs) for k in ("eps", "p50", "p99", "cpu_us")}
+        key: {
+            k: statistics.median(r[k] for r in rs) for k in ("eps", "p50", "p99", "cpu_us", "views")
+        }
         for key, rs in runs.items()
     }
 
@@ -474,13 +505,17 @@ async def speed(
     print(f"{'clients':>7}  {'server':<7} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
           f" {'CPU us/ev':>9}   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
     for n in (1, 10, 100):
-        e, b = results[("echo", n)], results[("bridge", n)]
+        e = results[("echo", n)]
         print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}"
               f" {e['cpu_us']:>9.0f}")  # fmt: skip
-        print(
-            f"{'':>7}  {'bridge':<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
-            f" {b['cpu_us']:>9.0f}   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
-        )
+        for name in ("bridge", "watched") if dashboards else ("bridge",):
+            b = results[(name, n)]
+            print(
+                f"{'':>7}  {name:<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
+                f" {b['cpu_us']:>9.0f}   {b['eps'] / e['eps']:>8.2f}"
+                f" {b['p50'] / e['p50']:>10.2f}"
+                + (f"   {b['views']:.0f} views/s" if name == "watched" else "")
+            )
     e10, b10 = results[("echo", 10)], results[("bridge", 10)]
     tput, lat = b10["eps"] / e10["eps"], b10["p50"] / e10["p50"]
     print()

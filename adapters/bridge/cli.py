@@ -67,8 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the bridge (the main job)",
         description="Run the bridge: the VTT companion clients connect to it over socket.io, "
-        "GMs and tools read world state over HTTP. On first start a world named 'default' is "
-        "created and its keys printed. Stop with Ctrl-C: every world is saved.",
+        "GMs watch a world on its dashboard (/) and install the companions from it "
+        "(/foundry/module.json, /roll20/VTTBridge.js, /roll20/vttbridge-relay.user.js), tools "
+        "read world state over HTTP. On first start a world named 'default' is created and its "
+        "keys printed. Stop with Ctrl-C: every world is saved.",
         formatter_class=_Help,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all)")

@@ -7,9 +7,10 @@ dedup, rules, scripts, the log and snapshots. One Python process runs on one cor
 way the transport and the rules each get one. They talk over a :class:`~adapters.bridge.link.Link`:
 
 - sockets -> engine: ``connect``, ``event``, ``disconnect``, ``acked`` (a command's ack),
+  ``dashboard_connect``/``_disconnect``/``_answer`` (the dashboard's namespace),
   ``index``/``health``/``state`` (HTTP), ``start``, ``stop``;
 - engine -> sockets: ``join`` (a world's room), ``wait_connected``, ``emit`` (a command),
-  ``close_sockets``.
+  ``emit_event`` (an event with no ack: a dashboard's view), ``close_sockets``.
 
 The engine is forked from the socket process once everything is imported, and ignores SIGINT
 and SIGTERM: the socket process tells it to stop, after which it saves every world. If the
@@ -55,6 +56,9 @@ class LinkTransport:
         self._next += 1
         self._acks.setdefault(sid, {})[self._next] = on_ack
         self.link.cast("emit", sid, ns, msg, self._next)
+
+    async def emit(self, to: str, ns: str, event: str, data: Any) -> None:
+        self.link.cast("emit_event", to, ns, event, data)
 
     def acked(self, sid: str, ack_id: int, args: tuple) -> None:
         on_ack = self._acks.get(sid, {}).pop(ack_id, None)
@@ -118,6 +122,9 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
             "event": event,
             "disconnect": bridge._disconnect,
             "acked": lambda sid, ack_id, args: transport.acked(sid, ack_id, args),
+            "dashboard_connect": bridge.dashboards.connect,
+            "dashboard_disconnect": bridge.dashboards.disconnect,
+            "dashboard_answer": bridge.dashboards.answer,
             "index": bridge.index_text,
             "health": bridge.health,
             "state": bridge.state,

@@ -22,12 +22,14 @@ import socketio
 from aiohttp import web
 
 from adapters.base import Adapter
+from adapters.bridge.dashboard.feed import DashboardNamespace
 from adapters.bridge.link import Link, LinkClosed, RemoteError
 from adapters.bridge.protocol import ErrorCode, ack_error
 from adapters.bridge.server import (
     Bridge,
     BridgeConfig,
     SioTransport,
+    add_pages,
     announce,
     listen_app,
     new_socket_server,
@@ -89,18 +91,21 @@ class Front:
                 "join": self.local.join,
                 "wait_connected": self.local.wait_connected,
                 "emit": self._emit,
+                "emit_event": self._emit_event,
                 "close_sockets": self.local.close,
             },
             "sockets",
         )
-        self._emits: deque[tuple[str, str, dict[str, Any], int]] = deque()
+        self._emits: deque[tuple[str, str, str, Any, int | None]] = deque()
         self._emitter: asyncio.Task | None = None
         for adapter in adapters:
             self.sio.register_namespace(EngineNamespace(self, adapter))
+        self.sio.register_namespace(DashboardNamespace(EngineDashboards(self.link)))
 
     def app(self) -> web.Application:
         app = web.Application()
-        app.router.add_get("/", self._http_index)
+        add_pages(app.router)
+        app.router.add_get("/status", self._http_index)
         app.router.add_get("/healthz", self._http_health)
         app.router.add_get("/api/worlds/{world}/state", self._http_state)
         self.sio.attach(app, socketio_path="socket.io")
@@ -108,18 +113,27 @@ class Front:
 
     # -- commands ------------------------------------------------------------------------------
     def _emit(self, sid: str, ns: str, msg: dict[str, Any], ack_id: int) -> None:
-        # One task sends them all, one after the other: commands keep their order.
-        self._emits.append((sid, ns, msg, ack_id))
+        self._queue((sid, ns, "command", msg, ack_id))
+
+    def _emit_event(self, to: str, ns: str, event: str, data: Any) -> None:
+        self._queue((to, ns, event, data, None))
+
+    def _queue(self, item: tuple[str, str, str, Any, int | None]) -> None:
+        # One task sends them all, one after the other: commands and views keep their order.
+        self._emits.append(item)
         if self._emitter is None or self._emitter.done():
             self._emitter = asyncio.ensure_future(self._send_emits())
 
     async def _send_emits(self) -> None:
         while self._emits:
-            sid, ns, msg, ack_id = self._emits.popleft()
+            to, ns, event, data, ack_id = self._emits.popleft()
             try:
-                await self.local.send_command(sid, ns, msg, _Acked(self.link, sid, ack_id))
+                if ack_id is None:
+                    await self.local.emit(to, ns, event, data)
+                else:
+                    await self.local.send_command(to, ns, data, _Acked(self.link, to, ack_id))
             except Exception:
-                log.exception("Sending a command to %s failed", sid)
+                log.exception("Sending %s to %s failed", event, to)
 
     # -- HTTP ----------------------------------------------------------------------------------
     async def _http_index(self, request: web.Request) -> web.Response:
@@ -182,6 +196,36 @@ class Front:
         await runner.cleanup()
         await link.aclose()
         return code
+
+
+class EngineDashboards:
+    """The dashboard namespace's backend in the socket process: the engine's feed, asked over
+    the link."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+
+    async def connect(self, sid: str, auth: Any) -> dict[str, Any] | None:
+        try:
+            return await self.link.call("dashboard_connect", sid, auth)
+        except LinkClosed:
+            return {
+                "message": "The server is shutting down; try again.",
+                "data": {"code": ErrorCode.SHUTTING_DOWN},
+            }
+        except RemoteError as e:  # logged by the engine
+            return {"message": f"Server error: {e}", "data": {"code": ErrorCode.INTERNAL}}
+
+    async def disconnect(self, sid: str) -> None:
+        self.link.cast("dashboard_disconnect", sid)
+
+    async def answer(self, sid: str, payload: Any) -> dict[str, Any]:
+        try:
+            return await self.link.call("dashboard_answer", sid, payload)
+        except LinkClosed:
+            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
+        except RemoteError as e:
+            return ack_error(ErrorCode.INTERNAL, f"Server error: {e}")
 
 
 class _Acked:

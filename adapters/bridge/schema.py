@@ -6,6 +6,7 @@ Layout of the output directory::
     protocol/<model>.json           the envelope: auth, acks, command, command ack, refusal
     <adapter>/in/<event>.json       each adapter's inbound payloads ({"id", ...native})
     <adapter>/out/<op>.json         the ``data`` of each command op an adapter documents
+    dashboard/in/, dashboard/out/   the dashboard's namespace (answer; welcome, view)
     domain/event.json, effect.json  the VTT-neutral domain events and effects
 """
 
@@ -41,6 +42,7 @@ def _schema(model: type[BaseModel] | TypeAdapter, title: str) -> dict[str, Any]:
 
 def schemas(adapters: Iterable[Adapter]) -> dict[str, tuple[str, dict[str, Any]]]:
     """Relative path -> (description, schema) for everything ``write`` would write."""
+    from adapters.bridge.dashboard.feed import NAMESPACE, SCHEMAS
     from sdk.effects import EFFECT_ADAPTER
     from sdk.events import EVENT_ADAPTER
 
@@ -52,6 +54,8 @@ def schemas(adapters: Iterable[Adapter]) -> dict[str, tuple[str, dict[str, Any]]
         )
     out["domain/event.json"] = ("domain event (any type)", _schema(EVENT_ADAPTER, "Event"))
     out["domain/effect.json"] = ("domain effect (any type)", _schema(EFFECT_ADAPTER, "Effect"))
+    for rel, (desc, model) in SCHEMAS.items():
+        out[f"dashboard/{rel}"] = (f"dashboard ({NAMESPACE}) {desc}", _schema(model, rel))
     for a in adapters:
         for event, model in a.inbound.items():
             out[f"{a.name}/in/{_safe(event)}.json"] = (

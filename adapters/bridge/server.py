@@ -26,6 +26,8 @@ Connection policy (wire protocol v1, ``shared/DESIGN.md``):
   no argument. A websocket's reader and writer are ``websocket.py``'s, which make no task or
   timer per message either. Connections interleave; a world's events from several
   connections are put in arrival order by the world's lock (``adapters/bridge/world.py``).
+- The dashboard's namespace (``/dashboard``, ``adapters/bridge/dashboard/feed.py``) admits
+  pages with the same checks (:meth:`Bridge.authenticate`); a page never links a world.
 - Commands go to each connection from its own cursor (``last_seq``, else the world's last
   acknowledged command), so every connection gets every command once and in order, across
   reconnects. Connections also join the world's room (``world:<name>``) for broadcasts.
@@ -51,7 +53,7 @@ from pydantic import ValidationError
 from socketio import packet as sio_packet
 
 from adapters.base import Adapter, AdapterRegistry, AdapterSource, Inbound
-from adapters.bridge import keys, websocket
+from adapters.bridge import dashboard, install, keys, websocket
 from adapters.bridge.protocol import (
     PROTOCOL_VERSION,
     SUPPORTED_PROTOCOLS,
@@ -264,6 +266,10 @@ class Bridge:
         # entry point scripts, found once per start (not per world loaded or woken)
         self._plugins: list[tuple[str, Any]] = []
         self.port: int | None = None
+        from adapters.bridge.dashboard.feed import DashboardFeed  # it imports this module
+
+        self.dashboards = DashboardFeed(self)
+        """The dashboard pages' views and answers (``adapters/bridge/dashboard``)."""
 
     # -- life cycle --------------------------------------------------------------------------
     async def open(self) -> None:
@@ -294,8 +300,10 @@ class Bridge:
         self.transport = SioTransport(self.sio)
         for adapter in self.registry:
             self.sio.register_namespace(AdapterNamespace(self, adapter))
+        self.sio.register_namespace(self.dashboards.namespace())
         app = web.Application()
-        app.router.add_get("/", self._http_index)
+        add_pages(app.router)
+        app.router.add_get("/status", self._http_index)
         app.router.add_get("/healthz", self._http_health)
         app.router.add_get("/api/worlds/{world}/state", self._http_state)
         self.sio.attach(app, socketio_path="socket.io")
@@ -324,6 +332,7 @@ class Bridge:
         for sess in list(self.sessions.values()):
             if sess.pump is not None:
                 sess.pump.cancel()
+        await self.dashboards.close()
         if self.transport is not None:
             try:
                 await self.transport.close()
@@ -509,9 +518,13 @@ class Bridge:
         else:
             log.info("An observer is watching world %r (%s).", host.name, sess.who)
         sess.pump = asyncio.create_task(self._pump(sess), name=f"pump:{sid}")
+        self.dashboards.changed(host)
         return True
 
-    async def _admit(self, adapter: Adapter, sid: str, auth: Any) -> Session:
+    async def authenticate(self, auth: Any) -> tuple[Auth, WorldHost, str]:
+        """Check a connect's ``auth`` (protocol version, shape, world, key, in that order) for
+        any namespace: the adapters' and the dashboard's. Returns the auth, the world (woken if
+        it slept) and the role (``"gm"`` or ``"observer"``); raises :class:`Refused`."""
         if not isinstance(auth, dict):
             raise Refused(
                 ErrorCode.BAD_AUTH,
@@ -553,6 +566,10 @@ class Bridge:
                 raise Refused(ErrorCode.UNKNOWN_WORLD, f"World {a.world!r} was deleted.")
         if self._closing:
             raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+        return a, host, role
+
+    async def _admit(self, adapter: Adapter, sid: str, auth: Any) -> Session:
+        a, host, role = await self.authenticate(auth)
         cursor: int
         if role == "gm":
             if host.adapter is not None and host.adapter is not adapter:
@@ -609,6 +626,7 @@ class Bridge:
             self.transport.forget(sid)
         if sess.pump is not None:
             sess.pump.cancel()
+        self.dashboards.changed(sess.host)
         if not self._closing:
             log.info(
                 "%s left world %r (%s); commands will wait for its return.",
@@ -822,6 +840,10 @@ class SioTransport:
     ) -> None:
         await self.sio.emit("command", msg, to=sid, namespace=ns, callback=on_ack)
 
+    async def emit(self, to: str, ns: str, event: str, data: Any) -> None:
+        """An event with no ack, to one connection or a room (the dashboards' views)."""
+        await self.sio.emit(event, data, to=to, namespace=ns)
+
     def forget(self, sid: str) -> None:
         pass  # python-socketio drops a gone connection's ack callbacks itself
 
@@ -867,6 +889,12 @@ async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.Ap
     return runner, (server.sockets[0].getsockname()[1] if server and server.sockets else port)
 
 
+def add_pages(router: web.UrlDispatcher) -> None:
+    """The routes that need no world: the dashboard's page and the companions' downloads."""
+    dashboard.add_routes(router)
+    install.add_routes(router)
+
+
 def announce(host: str, port: int) -> None:
     log.info(
         "Listening on http://%s:%d (companion clients connect here; state at "
@@ -874,6 +902,14 @@ def announce(host: str, port: int) -> None:
         host,
         port,
     )
+    # what a GM opens or pastes: an address of this machine when listening on all of them
+    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    base = f"http://{shown}:{port}"
+    log.info("Dashboard: %s/ (sign in with a world's name and key).", base)
+    for line in install.urls(base):
+        log.info("%s", line)
 
 
 def stop_signal() -> asyncio.Event:

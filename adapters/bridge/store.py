@@ -252,6 +252,21 @@ class Store:
         cur = self.conn.execute(sql + " ORDER BY seq LIMIT ?", (*args, limit))
         return [LogRow(s, k, eid, name, json.loads(body), at) for s, k, eid, name, body, at in cur]
 
+    def recent_events(
+        self, world: str, limit: int, *, within: int, containing: tuple[str, ...] = ()
+    ) -> list[LogRow]:
+        """Of the last ``within`` event rows, the last ``limit`` whose body holds one of
+        ``containing`` (any, if empty), oldest first. The text is matched by SQLite, so only
+        the rows wanted are parsed."""
+        match = " OR ".join(["instr(body, ?) > 0"] * len(containing)) or "1"
+        rows = self.conn.execute(
+            "SELECT * FROM (SELECT seq, kind, event_id, name, body, at FROM log"
+            " WHERE world=? AND kind='event' ORDER BY seq DESC LIMIT ?)"
+            f" WHERE {match} LIMIT ?",
+            (world, within, *containing, limit),
+        ).fetchall()
+        return [LogRow(s, k, e, n, json.loads(b), a) for s, k, e, n, b, a in reversed(rows)]
+
     def commands_after(self, world: str, seq: int, limit: int = 500) -> list[LogRow]:
         rows = self.conn.execute(
             "SELECT seq, kind, event_id, name, body, at FROM log"

@@ -168,6 +168,8 @@ class WorldHost:
         """The adapter of the GM client that last linked this world: effects become its
         commands (a world is linked to one VTT at a time)."""
         self.subscribers: dict[str, Subscriber] = {}
+        self.watchers: set[str] = set()
+        """Dashboards watching this world (``adapters/bridge/dashboard``): it stays awake."""
         self.idle_since: float | None = time.monotonic()
         """When the last client left (None while one is connected)."""
         self.stopped = False
@@ -308,13 +310,15 @@ class WorldHost:
             self.idle_since = time.monotonic()
 
     def can_sleep(self, idle_for: float) -> bool:
-        """Idle long enough, and nothing that needs the runtime in memory: no client, no
-        queued or unsaved work, no pending prompt (its timeout must fire), no script waiting."""
+        """Idle long enough, and nothing that needs the runtime in memory: no client or
+        dashboard, no queued or unsaved work, no pending prompt (its timeout must fire), no
+        script waiting."""
         if self.idle_since is None or time.monotonic() - self.idle_since < idle_for:
             return False
         rt = self.runtime
         return not (
             self.subscribers
+            or self.watchers
             or self._inflight
             or self._waiting
             or self._pending

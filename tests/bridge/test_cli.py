@@ -67,6 +67,9 @@ def test_schema_writes_every_payload(tmp_path, capsys):
         "minitable/out/chat.post.json",
         "domain/event.json",
         "domain/effect.json",
+        "dashboard/in/answer.json",
+        "dashboard/out/welcome.json",
+        "dashboard/out/view.json",
     ]
     for rel in expected:
         assert rel in index

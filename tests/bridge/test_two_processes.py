@@ -114,7 +114,7 @@ async def test_a_table_plays_through_two_processes(db, keys):
 
         status, health = await asyncio.to_thread(http_get, f"{url}/healthz")
         assert status == 200 and health["ok"] and health["clients"] == 3
-        assert "Worlds: 1" in (await asyncio.to_thread(http_get, f"{url}/"))[1]
+        assert "Worlds: 1" in (await asyncio.to_thread(http_get, f"{url}/status"))[1]
     finally:
         # the server first: it ends the long-poll the polling client would otherwise wait out
         code = await asyncio.to_thread(stop, proc)

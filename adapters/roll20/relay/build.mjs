@@ -1,8 +1,14 @@
-// Bundle the relay with socket.io-client into one userscript: dist/vttbridge-relay.user.js.
+// Bundle the relay with socket.io-client into one userscript: dist/vttbridge-relay.user.js,
+// which is committed: the bridge serves it (/roll20/vttbridge-relay.user.js). `node build.mjs
+// [OUTDIR]` writes elsewhere (the test that the committed build is current).
 import { build } from "esbuild";
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+const root = path.dirname(fileURLToPath(import.meta.url));
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const outdir = path.resolve(process.argv[2] ?? path.join(root, "dist"));
 const banner = `// ==UserScript==
 // @name         VTTBridge relay for Roll20
 // @namespace    vttbridge
@@ -15,8 +21,9 @@ const banner = `// ==UserScript==
 // ==/UserScript==`;
 
 await build({
-  entryPoints: [new URL("./src/main.js", import.meta.url).pathname],
-  outfile: new URL("./dist/vttbridge-relay.user.js", import.meta.url).pathname,
+  absWorkingDir: root,
+  entryPoints: [path.join(root, "src/main.js")],
+  outfile: path.join(outdir, "vttbridge-relay.user.js"),
   bundle: true,
   format: "iife",
   platform: "browser",

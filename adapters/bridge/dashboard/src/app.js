@@ -1,0 +1,148 @@
+// The page: sign in with a world's name and key, then the live view of that world.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { html } from "./html.js";
+import { connect, storedLogin, storeLogin } from "./connection.js";
+import { mergeLog } from "./format.js";
+import { SceneMap } from "./map.js";
+import { Initiative, Movement, Questions, Readies, RulesLog, Standoffs } from "./panels.js";
+
+const STATUS_TEXT = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Connection lost; reconnecting…",
+  closed: "Disconnected",
+};
+
+function SignIn({ onSignIn, error }) {
+  const [world, setWorld] = useState(storedLogin()?.world ?? "default");
+  const [key, setKey] = useState("");
+  const keyInput = useRef(null);
+  useEffect(() => {
+    if (error) keyInput.current?.focus();
+  }, [error]);
+  function submit(e) {
+    e.preventDefault();
+    if (world.trim() && key.trim()) onSignIn({ world: world.trim(), key: key.trim() });
+  }
+  return html`
+    <main id="main" class="signin">
+      <form onSubmit=${submit} aria-labelledby="signin-h" class="panel">
+        <h1 id="signin-h">vttbridge dashboard</h1>
+        <p>Sign in with the world's name and its GM key (or the observer key, to watch).</p>
+        <label for="world">World</label>
+        <input id="world" name="world" value=${world} onInput=${(e) => setWorld(e.target.value)} autocomplete="off" spellcheck="false" required />
+        <label for="key">Key</label>
+        <input
+          id="key"
+          name="key"
+          type="password"
+          ref=${keyInput}
+          value=${key}
+          onInput=${(e) => setKey(e.target.value)}
+          autocomplete="off"
+          spellcheck="false"
+          required
+          aria-describedby=${error ? "signin-error" : undefined}
+          aria-invalid=${error ? "true" : undefined}
+        />
+        <button type="submit">Sign in</button>
+        <p id="signin-error" class="error" role="alert">${error ?? ""}</p>
+        <p class="hint">The key stays in this tab only (until you close it or sign out).</p>
+      </form>
+    </main>
+  `;
+}
+
+function LinkStatus({ link }) {
+  if (!link.vtt) return html`<span class="pill off">No VTT linked yet</span>`;
+  const name = { foundry: "Foundry VTT", roll20: "Roll20" }[link.vtt] ?? link.vtt;
+  return link.connected
+    ? html`<span class="pill on">${name} linked</span>`
+    : html`<span class="pill off">${name}: not connected</span>`;
+}
+
+function Dashboard({ view, log, role, status, answer, onSignOut }) {
+  const canAnswer = role === "gm";
+  const foe = view.system === "foe";
+  return html`
+    <header class="top" role="banner">
+      <h1>vttbridge <span class="world">${view.world}</span></h1>
+      <span class="system">${foe ? "Fallout: Equestria" : "Spycraft 2.0"}</span>
+      <${LinkStatus} link=${view.link} />
+      <span class="pill ${canAnswer ? "gm" : "observer"}">${canAnswer ? "GM" : "Observer (read-only)"}</span>
+      <span class="status ${status}" role="status">${STATUS_TEXT[status] ?? status}</span>
+      <button type="button" class="quiet" onClick=${onSignOut}>Sign out</button>
+    </header>
+    <main id="main" class="board">
+      <div class="column">
+        <section class="panel map-panel" aria-labelledby="map-h">
+          <h2 id="map-h">${view.scene.name || "Scene"}</h2>
+          <${SceneMap} scene=${view.scene} encounter=${view.encounter} />
+        </section>
+        ${!foe && html`<${Standoffs} standoffs=${view.standoffs} />`}
+      </div>
+      <div class="column">
+        <${Questions} view=${view} canAnswer=${canAnswer} answer=${answer} />
+        <${Initiative} encounter=${view.encounter} foe=${foe} />
+        ${foe && html`<${Movement} encounter=${view.encounter} units=${view.scene.grid.units} />`}
+        ${!foe && html`<${Readies} readies=${view.readies} />`}
+      </div>
+      <${RulesLog} log=${log} />
+    </main>
+  `;
+}
+
+export function App() {
+  const [login, setLogin] = useState(storedLogin);
+  const [error, setError] = useState(null);
+  const [status, setStatus] = useState("connecting");
+  const [welcome, setWelcome] = useState(null);
+  const [view, setView] = useState(null);
+  const [log, setLog] = useState([]);
+  const conn = useRef(null);
+
+  useEffect(() => {
+    if (!login) return undefined;
+    setView(null);
+    setWelcome(null);
+    setLog([]);
+    const c = connect(login, {
+      status: setStatus,
+      welcome: setWelcome,
+      view: (v) => {
+        setView({ ...v, receivedAt: Date.now() / 1000 });
+        setLog((before) => mergeLog(before, v));
+      },
+      refused: ({ message }) => {
+        storeLogin(null);
+        setError(message);
+        setLogin(null);
+      },
+    });
+    conn.current = c;
+    return () => c.close();
+  }, [login]);
+
+  function signIn(l) {
+    setError(null);
+    storeLogin(l);
+    setLogin(l);
+  }
+  function signOut() {
+    storeLogin(null);
+    setLogin(null);
+    setError(null);
+  }
+
+  if (!login) return html`<${SignIn} onSignIn=${signIn} error=${error} />`;
+  if (!view || !welcome)
+    return html`<main id="main" class="loading"><p role="status">${STATUS_TEXT[status] ?? status} (world ${login.world})</p></main>`;
+  return html`<${Dashboard}
+    view=${view}
+    log=${log}
+    role=${welcome.role}
+    status=${status}
+    answer=${(p, o) => conn.current.answer(p, o)}
+    onSignOut=${signOut}
+  />`;
+}

@@ -1,0 +1,214 @@
+"""The dashboard's view model, built from worlds played with scripted dice: FoE movement by
+pace, Readies and the cells they watch, stand offs against the stress thresholds, delays,
+questions and the chat lines."""
+
+from __future__ import annotations
+
+from adapters.bridge.dashboard.view import DashboardView, LinkView, build_view, log_lines
+from rules.encounter import take_action
+from rules.geometry import Cell
+from sdk import Script, rect
+from sdk.effects import AskPlayer, PostChat
+from sdk.events import Player, SceneData, SceneSnapshot
+from sdk.testing import WorldHarness
+
+LINK = LinkView(vtt="minitable", connected=True)
+
+
+def view(w: WorldHarness) -> DashboardView:
+    v = build_view(w.world, seq=7, now=w.clock.now(), log=[], link=LINK)
+    DashboardView.model_validate_json(v.model_dump_json())  # it survives the wire as is
+    return v
+
+
+def combatant(v: DashboardView, token: str):
+    return next(c for c in v.encounter.initiative if c.token == token)
+
+
+async def foe_fight(w: WorldHarness) -> None:
+    players = [Player(id="gm", role="gm"), Player(id="pm", name="Mint's player")]
+    await w.send(SceneSnapshot(scene=SceneData(id="s", name="Ruins"), players=players))
+    await w.token("mint", "Mint", (0, 0), owner="pm", disposition=1, move=25, agility=8)
+    await w.token("raider", "Raider", (10, 0), disposition=-1, move=30)
+    w.dice(90, 10)
+    await w.gm_says("!init")
+
+
+async def test_foe_movement_by_pace():
+    async with WorldHarness(system="foe") as w:
+        await foe_fight(w)
+        m = combatant(view(w), "mint").movement
+        assert (m.speed, m.moved, m.left, m.walk, m.run, m.sneak) == (25, 0, 75, 25, 75, None)
+        await w.move("mint", (2, 0), player="pm")  # 10 ft: one move action
+        c = combatant(view(w), "mint")
+        assert c.actions_taken == ["move"] and c.half_actions == 1
+        m = c.movement
+        assert (m.moved, m.left, m.walk, m.run) == (10, 65, 15, 65)
+        # another action (the rules' spend; no chat command spends one yet): no more running
+        take_action(w.encounter, "mint", "half", "shoot")
+        m = combatant(view(w), "mint").movement
+        assert (m.left, m.walk, m.run) == (15, 15, None)
+        await w.move("mint", (5, 0), player="pm")
+        m = combatant(view(w), "mint").movement
+        assert (m.moved, m.left, m.walk, m.run) == (25, 0, 0, None)
+        # the raider, waiting for his turn, has his whole budget
+        m = combatant(view(w), "raider").movement
+        assert (m.left, m.walk, m.run) == (90, 30, 90)
+
+
+async def test_foe_running_and_sneaking():
+    async with WorldHarness(system="foe") as w:
+        await foe_fight(w)
+        await w.move("mint", (8, 0), player="pm")  # 40 ft: a run
+        m = combatant(view(w), "mint").movement
+        assert (m.moved, m.left, m.walk, m.run) == (40, 35, 0, 35)
+    async with WorldHarness(system="foe") as w:
+        await foe_fight(w)
+        w.dice(10, 90)
+        await w.chat("!sneak", token="mint")
+        sneak = w.encounter.foe.sneak["mint"]
+        m = combatant(view(w), "mint").movement
+        assert (m.sneak, m.left, m.walk, m.run) == (sneak.left, sneak.left, None, None)
+
+
+async def test_foe_surprised_and_out_of_the_fight():
+    async with WorldHarness(system="foe") as w:
+        await w.token("mint", "Mint", (0, 0), owner="pm", disposition=1)
+        await w.token("raider", "Raider", (9, 0), disposition=-1)
+        assert view(w).encounter.initiative == []  # no fight: nothing to budget
+        w.dice(50)
+        await w.gm_says("!surprise raider")
+        v = view(w)
+        assert v.encounter.surprise_round and v.encounter.surprised == ["Mint"]
+        assert [c.token for c in v.encounter.initiative] == ["raider"]
+        m = combatant(v, "raider").movement
+        assert (m.left, m.walk, m.run) == (25, 25, None)  # one action in the surprise round
+
+
+async def test_spycraft_has_no_movement_but_spends_actions():
+    corner = Script("corner")
+    corner.region("corner", rect(10, 4, 11, 6))
+    async with WorldHarness(corner) as w:
+        await w.scene()
+        await w.token("kevin", "Kevin", (6, 5), owner="pk", initiative=3, disposition=1)
+        await w.token("ally", "Ally", (14, 5), initiative=1, disposition=1)
+        await w.send(
+            {
+                "type": "combat_started",
+                "tokens": ["kevin", "ally"],
+                "initiative": {"kevin": 22, "ally": 14},
+            }
+        )
+        await w.chat("!ready Standard Attack with pistol --when corner", token="kevin")
+        v = view(w)
+        kevin = combatant(v, "kevin")
+        assert kevin.movement is None and kevin.actions_taken == ["ready", "ready"]
+        assert kevin.half_actions == 0 and kevin.acted and v.encounter.active == "ally"
+        (ready,) = v.readies
+        assert (ready.owner_name, ready.action, ready.trigger, ready.timing) == (
+            "Kevin",
+            "Standard Attack with pistol",
+            "someone enters corner",
+            "completion",
+        )
+        assert (ready.declared_round, ready.expires_round, ready.expires_ic) == (1, 2, 22)
+        assert not ready.pending and ready.watch == "ready:kevin"
+        (watched,) = v.scene.watched
+        assert watched.label == "Kevin's Ready" and watched.owner == "kevin"
+        assert watched.cells == sorted((x, y) for x in (10, 11) for y in (4, 5, 6))
+        (region,) = v.scene.regions
+        assert region.name == "corner" and region.cells == watched.cells
+        # the map shows every token and area, with a cell of margin
+        b = v.scene.bounds
+        assert (b.x0, b.y0, b.x1, b.y1) == (5, 3, 15, 7)
+        # the ally rounds the corner: the Ready is pending, and Kevin is asked
+        w.dice(5)
+        await w.move("ally", (11, 5))
+        v = view(w)
+        (ready,) = v.readies
+        assert ready.pending and ready.triggered_by == "Ally"
+        (prompt,) = v.prompts
+        assert prompt.kind == "ready_cancel" and prompt.player == "pk"
+        assert prompt.token_name == "Kevin" and prompt.default in prompt.options
+
+
+async def test_within_watch_and_delay():
+    async with WorldHarness() as w:
+        await w.scene()
+        await w.token("kevin", "Kevin", (5, 5), owner="pk", initiative=3)
+        await w.token("bob", "Bob", (0, 0), initiative=8)
+        start = {"kevin": 12, "bob": 25}
+        await w.send({"type": "combat_started", "tokens": list(start), "initiative": start})
+        await w.gm_says("!delay 4", token="bob")
+        v = view(w)
+        bob = combatant(v, "bob")
+        assert (bob.ic, bob.delayed, bob.acted) == (21, 4, False)
+        assert v.encounter.active == "bob" and v.encounter.count == 21
+        await w.gm_says("!next")
+        await w.chat("!ready shoot --when within 10", token="kevin")
+        (watched,) = view(w).scene.watched
+        assert (5, 5) in watched.cells and (7, 5) in watched.cells and (8, 5) not in watched.cells
+
+
+async def test_standoff_stress_against_thresholds():
+    async with WorldHarness() as w:
+        await w.scene()
+        await w.token("gary", "Gary", (0, 0), reflex=30, action_dice=2, resolve=30, wisdom=10)
+        await w.token("thug", "Thug", (3, 0), bab=1, resolve=0, wisdom=4, kind="standard")
+        start = {"thug": 20, "gary": 10}
+        await w.send({"type": "combat_started", "tokens": list(start), "initiative": start})
+        await w.chat("!attack gary", token="thug", role="gm")
+        w.dice(10)  # Gary's Reflex save: 10 + 30
+        await w.answer("stand_off")
+        v = view(w)
+        (so,) = v.standoffs
+        assert so.active and [[p.token for p in side] for side in so.sides] == [["gary"], ["thug"]]
+        thug = so.sides[1][0]
+        assert (thug.stress, thug.thresholds, thug.exceeded, thug.cracked) == (0, [4], 0, False)
+        # round 2: Resolve 10 + 30 against 2 + 0; the Thug takes 1d6 + 0 = 5 stress: past 4, he
+        # cracks and must choose
+        w.dice(10, 2, 5)
+        await w.gm_says("!next")
+        await w.gm_says("!next")
+        v = view(w)
+        thug = v.standoffs[0].sides[1][0]
+        assert (thug.stress, thug.thresholds, thug.exceeded) == (5, [4, 8], 1)
+        assert thug.cracked and thug.choosing and not thug.surrendered
+        assert v.standoffs[0].last_check_round == 2
+        assert any(p.kind == "standoff_crack" for p in v.prompts)
+        await w.answer("surrender", next(p.id for p in w.prompts if p.kind == "standoff_crack"))
+        thug = view(w).standoffs[0].sides[1][0]
+        assert thug.surrendered and thug.cracked and not thug.choosing
+        assert thug.surrendered_to == ["Gary"]
+
+
+async def test_chat_lines_name_whom_they_are_for():
+    async with WorldHarness() as w:
+        await w.send(
+            SceneSnapshot(
+                scene=SceneData(id="s"),
+                players=[Player(id="gm", role="gm"), Player(id="pk", name="Kev")],
+            )
+        )
+        await w.token("kevin", "Kevin", (0, 0), owner="pk")
+        effects = [
+            PostChat(text="Round 1 begins."),
+            PostChat(text="psst", whisper_to="gm", speaker="kevin"),
+            AskPlayer(
+                prompt="p3",
+                player="pk",
+                question="Fire?",
+                options=["fire", "cancel"],
+                default="fire",
+            ),
+        ]
+        lines = log_lines(w.world, effects, first=5, at=100.0)
+        assert [(ln.n, ln.kind, ln.to, ln.speaker) for ln in lines] == [
+            (5, "chat", None, None),
+            (6, "chat", "GM", "Kevin"),
+            (7, "ask", "Kev", None),
+        ]
+        assert lines[2].text == "Fire? [fire / cancel] (question p3)"
+        v = view(w)
+        assert v.scene.tokens[0].x == 0 and v.world == "test-world" and v.seq == 7
+        assert w.world.tokens["kevin"].cell == Cell(x=0, y=0)
