@@ -35,23 +35,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import signal
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
 import socketio
 from aiohttp import web
 from pydantic import ValidationError
-from socketio import packet as sio_packet
 
 from adapters.base import Adapter, AdapterRegistry, AdapterSource, Inbound
-from adapters.bridge import keys, websocket
+from adapters.bridge import keys, polling, websocket
+from adapters.bridge.packets import REFUSED, PacketJson, SocketServer, json_error, packet_class
 from adapters.bridge.protocol import (
     PROTOCOL_VERSION,
     SUPPORTED_PROTOCOLS,
@@ -66,7 +65,6 @@ from sdk.loader import entry_point_sources
 
 log = logging.getLogger("vttbridge")
 
-MALFORMED_EVENT = "\x00malformed"  # no VTT names an event so; a client that does gets bad_json
 KEY_HEADER = "X-World-Key"
 
 
@@ -97,66 +95,17 @@ class BridgeConfig:
     ping_timeout: float = 20.0
 
     @property
+    def read_limit(self) -> int:
+        """Bytes of a message read whole. Of a larger one the transports keep only its start,
+        enough to answer it (``payload_too_large``); the rest is dropped as it arrives."""
+        return self.max_payload + 64  # the engine.io and socket.io framing around an event
+
+    @property
     def transport_limit(self) -> int:
-        # The transport cuts a connection on messages over its limit; keep it well above the
-        # payload cap so an oversized event gets a clear error code, not a dropped socket.
+        # What engineio advertises as its maxPayload (the largest POST a long-polling client
+        # batches packets into), and the websocket's limit should aiohttp's frame parser not
+        # be one the bridge can put its gate in front of (adapters/bridge/websocket.py).
         return max(4 * self.max_payload, 1_000_000)
-
-
-class _Oversized:
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-
-class _Malformed:
-    def __init__(self, error: str) -> None:
-        self.error = error
-
-
-class PacketJson:
-    """The ``json`` of the bridge's socket.io packets: pydantic-core's parser and encoder,
-    about 7x faster than the standard library's (some 5 us less per event and its ack).
-    Stricter in one way: a lone UTF-16 surrogate escape is malformed JSON."""
-
-    @staticmethod
-    def loads(text: str | bytes, **_: Any) -> Any:
-        return pydantic_core.from_json(text)
-
-    @staticmethod
-    def dumps(obj: Any, **_: Any) -> str:  # always compact, as python-socketio asks for
-        return pydantic_core.to_json(obj).decode()
-
-
-def _packet_class(max_payload: int) -> type[sio_packet.Packet]:
-    """python-socketio's packet, measuring each inbound event on the wire (where its size is
-    known for free) and turning unparsable JSON into an event we can answer."""
-
-    class BridgePacket(sio_packet.Packet):
-        json = PacketJson
-        # The wire protocol is JSON: no packet carries bytes, so none is searched for them
-        # (a walk of every outbound payload).
-        uses_binary_events = False
-
-        def decode(self, encoded_packet: Any) -> int:
-            try:
-                n = super().decode(encoded_packet)
-            except ValueError as e:
-                if self.packet_type != sio_packet.EVENT:
-                    raise
-                # The id and namespace were read before the JSON, so the ack can still go out.
-                self.data = [MALFORMED_EVENT, _Malformed(str(e))]
-                return 0
-            if (
-                self.packet_type == sio_packet.EVENT
-                and isinstance(encoded_packet, str)
-                and len(encoded_packet) > max_payload
-                and isinstance(self.data, list)
-                and len(self.data) >= 2
-            ):
-                self.data = [self.data[0], _Oversized(len(encoded_packet.encode()))]
-            return n
-
-    return BridgePacket
 
 
 class TokenBucket:
@@ -688,20 +637,15 @@ class Bridge:
         if self._closing:
             return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
         payload = args[0] if args else None
-        if isinstance(payload, _Oversized):
-            return ack_error(
-                ErrorCode.PAYLOAD_TOO_LARGE,
-                f"Event {event!r} is {payload.size} bytes; the limit is "
-                f"{self.config.max_payload} bytes.",
-            )
-        if event == MALFORMED_EVENT:
-            err = payload.error if isinstance(payload, _Malformed) else "unreadable"
-            return ack_error(ErrorCode.BAD_JSON, f"The event is not valid JSON: {err}.")
+        if event == REFUSED:  # by the packet layer: bad JSON, no name, too large...
+            return payload.ack()
         if isinstance(payload, str):  # relays that send JSON text rather than an object
             try:
-                payload = json.loads(payload)
+                payload = PacketJson.loads(payload)
             except ValueError as e:
-                return ack_error(ErrorCode.BAD_JSON, f"The payload is not valid JSON: {e}.")
+                return ack_error(
+                    ErrorCode.BAD_JSON, f"The payload is not valid JSON: {json_error(e)}."
+                )
         model = adapter.inbound.get(event)
         if model is None:
             return ack_error(
@@ -784,9 +728,10 @@ def request_key(request: web.Request) -> str:
 
 def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
     """The python-socketio server the bridge's sockets use (in whichever process holds them)."""
-    sio = socketio.AsyncServer(
+    sio = SocketServer(
+        on_open=partial(polling.install, limit=cfg.read_limit),
         async_mode="aiohttp",
-        serializer=_packet_class(cfg.max_payload),
+        serializer=packet_class(cfg.max_payload),
         cors_allowed_origins=cfg.cors,
         max_http_buffer_size=cfg.transport_limit,
         ping_interval=cfg.ping_interval,
@@ -798,7 +743,7 @@ def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
         # Events of different connections still interleave (each has its own reader).
         async_handlers=False,
     )
-    websocket.install(sio.eio)
+    websocket.install(sio.eio, cfg.read_limit)
     return sio
 
 
