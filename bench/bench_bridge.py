@@ -252,7 +252,7 @@ def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
     try:
         for name in names:
             key = keys.new_key()
-            h = keys.hash_key(key, n=2**4)
+            h = keys.hash_key(key)
             store.create_world(name, h, h, {"system": "foe"})
             out[name] = key
     finally:

@@ -107,6 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--burst", type=int, default=200, help="events one connection may send at once"
     )
     serve.add_argument(
+        "--world-rate",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="events per second all connections of one world may send together, sustained "
+        "(0: no limit; default: twice --rate)",
+    )
+    serve.add_argument(
+        "--world-burst",
+        type=int,
+        default=None,
+        metavar="BURST",
+        help="events the connections of one world may send at once (default: twice --burst)",
+    )
+    serve.add_argument(
         "--durability",
         choices=["normal", "full"],
         default="normal",
@@ -364,6 +379,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_payload=args.max_payload,
         rate=args.rate,
         burst=args.burst,
+        world_rate=args.world_rate,
+        world_burst=args.world_burst,
         durability=args.durability,
         cors=args.allow_origin or "*",
         world=WorldConfig(

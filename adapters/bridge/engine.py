@@ -9,7 +9,7 @@ way the transport and the rules each get one. They talk over a :class:`~adapters
 - sockets -> engine: ``connect``, ``event``, ``disconnect``, ``acked`` (a command's ack),
   ``index``/``health``/``state`` (HTTP), ``start``, ``stop``;
 - engine -> sockets: ``join`` (a world's room), ``wait_connected``, ``emit`` (a command),
-  ``close_sockets``.
+  ``disconnect`` (one connection, whose key was reset), ``close_sockets``.
 
 The engine is forked from the socket process once everything is imported, and ignores SIGINT
 and SIGTERM: the socket process tells it to stop, after which it saves every world. If the
@@ -64,6 +64,9 @@ class LinkTransport:
     def forget(self, sid: str) -> None:
         self._acks.pop(sid, None)  # a gone connection never acks what it did not
 
+    async def disconnect(self, sid: str, ns: str) -> None:
+        self.link.cast("disconnect", sid, ns)
+
     async def close(self) -> None:
         await self.link.call("close_sockets")
 
@@ -88,9 +91,9 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
         bridge.transport = transport
         return None
 
-    async def connect(ns: str, sid: str, auth: Any) -> dict[str, Any] | None:
+    async def connect(ns: str, sid: str, auth: Any, address: str = "") -> dict[str, Any] | None:
         try:
-            await bridge._connect(by_ns[ns], sid, {}, auth)
+            await bridge._connect(by_ns[ns], sid, {"REMOTE_ADDR": address}, auth)
         except socketio.exceptions.ConnectionRefusedError as e:
             return e.error_args
         return None

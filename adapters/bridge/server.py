@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import signal
 import time
 from collections.abc import Callable, Iterable
@@ -50,6 +51,7 @@ from pydantic import ValidationError
 
 from adapters.base import Adapter, AdapterRegistry, AdapterSource, Inbound
 from adapters.bridge import keys, polling, websocket
+from adapters.bridge.attempts import AttemptLimits, Attempts
 from adapters.bridge.packets import REFUSED, PacketJson, SocketServer, json_error, packet_class
 from adapters.bridge.protocol import (
     PROTOCOL_VERSION,
@@ -82,6 +84,16 @@ class BridgeConfig:
     """Events per second per connection, sustained (0: no limit)."""
     burst: int = 200
     """Events a connection may send at once before ``rate`` applies."""
+    world_rate: float | None = None
+    """Events per second all connections of one world may send together, sustained (0: no
+    limit; None: twice ``rate``)."""
+    world_burst: int | None = None
+    """Events one world's connections may send at once (None: twice ``burst``)."""
+    attempts: AttemptLimits = field(default_factory=AttemptLimits)
+    """How many wrong keys an address, or a world, is allowed (``attempts.py``)."""
+    key_check_interval: float = 2.0
+    """Seconds between two looks at the stored key hashes, to close the connections whose key
+    was reset (``vttbridge world reset-key``, from any process); 0: never."""
     durability: str = "normal"
     """``normal``: a commit survives the process being killed; ``full``: also power loss."""
     cors: list[str] | str = "*"
@@ -93,6 +105,13 @@ class BridgeConfig:
     """Load the scripts installed packages register in the ``vttbridge.scripts`` group."""
     ping_interval: float = 25.0
     ping_timeout: float = 20.0
+
+    @property
+    def world_limits(self) -> tuple[float, int]:
+        """(rate, burst) of the per-world limit."""
+        rate = 2 * self.rate if self.world_rate is None else self.world_rate
+        burst = 2 * self.burst if self.world_burst is None else self.world_burst
+        return rate, burst
 
     @property
     def read_limit(self) -> int:
@@ -139,6 +158,10 @@ class Session:
     client: dict[str, Any]
     bucket: TokenBucket
     subscriber: Subscriber
+    world_bucket: TokenBucket | None = None
+    """The limit all connections of the world share (None: none)."""
+    verifier: str = ""
+    """The stored key hash this connection's key matched (a reset replaces it)."""
     pump: asyncio.Task | None = None
     connected_at: float = field(default_factory=time.time)
 
@@ -154,10 +177,18 @@ class WorldUnavailable(Exception):
 
 
 class Refused(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The ``data`` of the refused connect."""
+        if self.retry_after is None:
+            return {"code": self.code}
+        return {"code": self.code, "retry_after": self.retry_after}
 
 
 class AdapterNamespace(socketio.AsyncNamespace):
@@ -212,6 +243,13 @@ class Bridge:
         self._runner: web.AppRunner | None = None
         # entry point scripts, found once per start (not per world loaded or woken)
         self._plugins: list[tuple[str, Any]] = []
+        self.attempts = Attempts(self.config.attempts)
+        self._world_buckets: dict[str, TokenBucket] = {}
+        self._rehashed: dict[str, str] = {}
+        """Slow key hashes this server replaced -> their replacements (see ``_watch_keys``)."""
+        self._key_watch: asyncio.Task | None = None
+        self.key_checks = 0
+        """Looks the key watch has taken at the stored hashes (see ``_watch_keys``)."""
         self.port: int | None = None
 
     # -- life cycle --------------------------------------------------------------------------
@@ -232,6 +270,8 @@ class Bridge:
         _trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
         if cfg.world.sleep_after > 0 or cfg.world.snapshot_quiet > 0:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
+        if cfg.key_check_interval > 0:
+            self._key_watch = asyncio.create_task(self._watch_keys(), name="bridge:keys")
         names = ", ".join(f"{a.name} ({a.ns})" for a in self.registry)
         log.info("Bridge ready: %d worlds, adapters %s.", len(self.worlds), names)
 
@@ -259,6 +299,8 @@ class Bridge:
         self._closing = True  # new events are refused with shutting_down from here on
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._key_watch is not None:
+            self._key_watch.cancel()
         for task in list(self._sleeping.values()):
             with contextlib.suppress(Exception):
                 await task
@@ -412,25 +454,105 @@ class Bridge:
 
         self._sleeping[name] = asyncio.ensure_future(sleep())
 
-    async def _role(self, name: str, key: str) -> str | None:
-        """``"gm"``, ``"observer"`` or None. The hash is re-read so a key reset applies at
-        once; scrypt runs in a thread so connects never stall the event loop."""
+    async def _check_key(self, name: str, key: str, address: str) -> tuple[str, str]:
+        """(role, the stored hash it matched) of ``key`` for world ``name``, or Refused:
+        ``too_many_attempts`` (before anything is read), ``unknown_world``, ``wrong_key``.
+        The hashes are read from the database each time, so a key reset (by the CLI, in
+        another process) applies to the next attempt at once. A fast hash is checked here and
+        now (a microsecond); an old scrypt one in a thread, and then replaced by a fast one."""
+        wait, why = self.attempts.wait(address, name)
+        if wait:
+            if why == "world":
+                text = (
+                    f"Too many wrong keys for world {name!r} lately, from this address among others"
+                )
+            else:
+                text = "Too many wrong keys or unknown worlds from this address lately"
+            raise Refused(
+                ErrorCode.TOO_MANY_ATTEMPTS,
+                f"{text}; try again in {math.ceil(wait)} s.",
+                retry_after=wait,
+            )
         assert self.reader is not None
         rec = await self.reader.run(lambda s: s.world(name))
         if rec is None:
-            return None
+            self.attempts.failed(address, None)
+            raise Refused(
+                ErrorCode.UNKNOWN_WORLD,
+                f"There is no world {name!r} on this server (`vttbridge world list` shows them).",
+            )
         order = [("observer", rec.observer_key_hash), ("gm", rec.gm_key_hash)]
         if not key.startswith("vtt_obs_"):
             order.reverse()
         for role, stored in order:
-            if await asyncio.to_thread(keys.verify_key, key, stored):
-                return role
-        return None
+            if keys.needs_rehash(stored):
+                ok = await asyncio.to_thread(keys.verify_key, key, stored)
+            else:
+                ok = keys.verify_key(key, stored)
+            if ok:
+                self.attempts.succeeded(address, name)
+                if keys.needs_rehash(stored):
+                    self._rehash(name, role, stored, key)
+                return role, stored
+        self.attempts.failed(address, name)
+        raise Refused(ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
+
+    def _rehash(self, name: str, role: str, stored: str, key: str) -> None:
+        """Replace an old scrypt hash whose key was just verified by a fast one (in the
+        writer's next transaction; only if the hash is still ``stored``)."""
+        new = keys.hash_key(key)
+        self._rehashed[stored] = new
+        assert self.writer is not None
+        self.writer.rehash(name, role, stored, new)
+        log.info("World %r: its %s key hash was upgraded to the fast form.", name, role)
+
+    async def _role(self, name: str, key: str, address: str = "") -> str | None:
+        """``"gm"``, ``"observer"`` or None (see :meth:`_check_key`)."""
+        try:
+            return (await self._check_key(name, key, address))[0]
+        except Refused:
+            return None
+
+    async def _watch_keys(self) -> None:
+        """Close the connections whose key was reset, whatever process reset it: every
+        ``key_check_interval`` seconds the stored hashes of the worlds with connections are
+        compared with those their keys matched (one query of the worlds table). The client
+        is told as by any server disconnect; the companions reconnect and are refused
+        ``wrong_key``."""
+        while True:
+            await asyncio.sleep(self.config.key_check_interval)
+            if not self.sessions or self.reader is None:
+                continue
+            try:
+                hashes = await self.reader.run(lambda s: s.key_hashes())
+            except Exception as e:  # the next look will do
+                log.warning("Could not read the world keys to check them: %s", e)
+                continue
+            self.key_checks += 1
+            stale: dict[str, list[Session]] = {}
+            for sess in list(self.sessions.values()):
+                pair = hashes.get(sess.host.name)
+                now = None if pair is None else pair[0 if sess.role == "gm" else 1]
+                if now != sess.verifier and self._rehashed.get(sess.verifier) != now:
+                    stale.setdefault(sess.host.name, []).append(sess)
+            for name, gone in stale.items():
+                log.warning(
+                    "World %r has new keys (`vttbridge world reset-key`): closing %d "
+                    "connection%s opened with the old ones.",
+                    name,
+                    len(gone),
+                    "s" if len(gone) != 1 else "",
+                )
+                for sess in gone:
+                    try:
+                        await self.transport.disconnect(sess.sid, sess.adapter.ns)
+                    except Exception:
+                        log.debug("closing a connection failed", exc_info=True)
 
     # -- sockets -----------------------------------------------------------------------------
     async def _connect(self, adapter: Adapter, sid: str, environ: dict, auth: Any) -> bool:
         try:
-            sess = await self._admit(adapter, sid, auth)
+            sess = await self._admit(adapter, sid, auth, client_address(environ))
         except Refused as r:
             world = auth.get("world") if isinstance(auth, dict) else None
             log.warning(
@@ -439,7 +561,7 @@ class Bridge:
                 f" to world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            raise socketio.exceptions.ConnectionRefusedError(r.message, {"code": r.code}) from None
+            raise socketio.exceptions.ConnectionRefusedError(r.message, r.data) from None
         self.sessions[sid] = sess
         host = sess.host
         host.subscribe(sess.subscriber)
@@ -460,7 +582,7 @@ class Bridge:
         sess.pump = asyncio.create_task(self._pump(sess), name=f"pump:{sid}")
         return True
 
-    async def _admit(self, adapter: Adapter, sid: str, auth: Any) -> Session:
+    async def _admit(self, adapter: Adapter, sid: str, auth: Any, address: str = "") -> Session:
         if not isinstance(auth, dict):
             raise Refused(
                 ErrorCode.BAD_AUTH,
@@ -480,19 +602,14 @@ class Bridge:
             err = e.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
             raise Refused(ErrorCode.BAD_AUTH, f"Bad connect auth: {where}: {err['msg']}.") from None
+        # the key first: a wrong one never wakes a sleeping world
+        role, verifier = await self._check_key(a.world, a.key, address)
         try:
             host = await self._world(a.world)
         except WorldUnavailable as e:
             raise Refused(ErrorCode.WORLD_UNAVAILABLE, f"{e} (see the server log).") from None
         if host is None:
-            raise Refused(
-                ErrorCode.UNKNOWN_WORLD,
-                f"There is no world {a.world!r} on this server "
-                "(`vttbridge world list` shows them).",
-            )
-        role = await self._role(a.world, a.key)
-        if role is None:
-            raise Refused(ErrorCode.WRONG_KEY, f"Wrong key for world {a.world!r}.")
+            raise Refused(ErrorCode.UNKNOWN_WORLD, f"World {a.world!r} was deleted.")
         if host.stopped:  # it fell asleep while the key was checked: wake it again
             try:
                 host = await self._world(a.world)
@@ -547,7 +664,18 @@ class Bridge:
             client=a.client.model_dump(exclude_none=True),
             bucket=TokenBucket(self.config.rate, self.config.burst),
             subscriber=Subscriber(sid, role, cursor),
+            world_bucket=self._world_bucket(host.name),
+            verifier=verifier,
         )
+
+    def _world_bucket(self, name: str) -> TokenBucket | None:
+        rate, burst = self.config.world_limits
+        if rate <= 0:
+            return None
+        bucket = self._world_buckets.get(name)
+        if bucket is None:
+            bucket = self._world_buckets[name] = TokenBucket(rate, burst)
+        return bucket
 
     async def _disconnect(self, sid: str, reason: Any) -> None:
         sess = self.sessions.pop(sid, None)
@@ -634,6 +762,12 @@ class Bridge:
                 f"Too many events from this connection (over {self.config.rate:g}/s); "
                 f"retry in {wait:.2f} s.",
             )
+        if sess.world_bucket is not None and (wait := sess.world_bucket.take()):
+            return ack_error(
+                ErrorCode.RATE_LIMITED,
+                f"Too many events for world {sess.host.name!r} from all its connections "
+                f"(over {sess.world_bucket.rate:g}/s); retry in {wait:.2f} s.",
+            )
         if self._closing:
             return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
         payload = args[0] if args else None
@@ -687,7 +821,7 @@ class Bridge:
             body["error"] = f"the database cannot be written: {failed}"
         return (200 if body["ok"] else 503), body
 
-    async def state(self, name: str, key: str) -> tuple[int, dict[str, Any]]:
+    async def state(self, name: str, key: str, address: str = "") -> tuple[int, dict[str, Any]]:
         """A world's state as ``GET /api/worlds/{world}/state`` answers it."""
         if not key:
             return _http_error(
@@ -696,13 +830,19 @@ class Bridge:
                 f"Send the world key in the Authorization: Bearer header (or {KEY_HEADER}).",
             )
         try:
+            await self._check_key(name, key, address)
+        except Refused as r:
+            status = _HTTP_STATUS.get(r.code, 403)
+            status, body = _http_error(status, r.code, r.message)
+            if r.retry_after is not None:
+                body["error"]["retry_after"] = r.retry_after
+            return status, body
+        try:
             host = await self._world(name)
         except WorldUnavailable as e:
             return _http_error(503, ErrorCode.WORLD_UNAVAILABLE, str(e))
         if host is None:
             return _http_error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
-        if await self._role(name, key) is None:
-            return _http_error(403, ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
         return 200, host.state()
 
     async def _http_index(self, request: web.Request) -> web.Response:
@@ -713,8 +853,32 @@ class Bridge:
         return web.json_response(body, status=status)
 
     async def _http_state(self, request: web.Request) -> web.Response:
-        status, body = await self.state(request.match_info["world"], request_key(request))
-        return web.json_response(body, status=status)
+        status, body = await self.state(
+            request.match_info["world"], request_key(request), request.remote or ""
+        )
+        return state_response(status, body)
+
+
+def state_response(status: int, body: dict[str, Any]) -> web.Response:
+    """The HTTP response of :meth:`Bridge.state`'s answer."""
+    retry = body.get("error", {}).get("retry_after") if status == 429 else None
+    headers = {"Retry-After": str(retry)} if retry is not None else None
+    return web.json_response(body, status=status, headers=headers)
+
+
+def client_address(environ: dict) -> str:
+    """The address a socket connection comes from (its TCP peer)."""
+    request = environ.get("aiohttp.request")
+    if request is not None:
+        return request.remote or ""
+    return environ.get("REMOTE_ADDR", "")
+
+
+_HTTP_STATUS = {
+    ErrorCode.TOO_MANY_ATTEMPTS: 429,
+    ErrorCode.UNKNOWN_WORLD: 404,
+    ErrorCode.WRONG_KEY: 403,
+}
 
 
 def request_key(request: web.Request) -> str:
@@ -769,6 +933,10 @@ class SioTransport:
 
     def forget(self, sid: str) -> None:
         pass  # python-socketio drops a gone connection's ack callbacks itself
+
+    async def disconnect(self, sid: str, ns: str) -> None:
+        """Close one connection's namespace, as the server (the client is told)."""
+        await self.sio.disconnect(sid, namespace=ns)
 
     async def close(self) -> None:
         await close_sockets(self.sio)
