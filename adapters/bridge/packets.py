@@ -139,19 +139,19 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
         """Why a packet that is not an event could not be read."""
 
         def decode(self, encoded_packet: Any) -> int:
-            if isinstance(encoded_packet, str):
-                size = len(encoded_packet)
-                if isinstance(encoded_packet, OversizedText):
-                    size = encoded_packet.size
-                elif 4 * size > max_payload and not encoded_packet.isascii():
-                    size = len(encoded_packet.encode())
-                if size > max_payload:
+            if type(encoded_packet) is not str or 4 * len(encoded_packet) > max_payload:
+                # possibly over the limit: measured in bytes (a cut message knows its size)
+                size = getattr(encoded_packet, "size", None)
+                if size is None and isinstance(encoded_packet, str):
+                    size = len(encoded_packet)
+                    if size <= max_payload and not encoded_packet.isascii():
+                        size = len(encoded_packet.encode())
+                if size is not None and size > max_payload:
                     return self._decode_oversized(encoded_packet, size)
-            self.packet_type = None
             try:
                 n = super().decode(encoded_packet)
             except (ValueError, TypeError) as e:
-                return self._unreadable(e)
+                return self._unreadable(encoded_packet, e)
             kind = self.packet_type
             if kind == sio_packet.EVENT:
                 data = self.data
@@ -178,8 +178,9 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
                 return 0
             return n
 
-        def _unreadable(self, e: Exception) -> int:
-            kind = self.packet_type
+        def _unreadable(self, encoded_packet: Any, e: Exception) -> int:
+            head = encoded_packet[:1] if isinstance(encoded_packet, str) else ""
+            kind = self.packet_type = int(head) if head.isascii() and head.isdigit() else None
             if kind in (sio_packet.EVENT, sio_packet.BINARY_EVENT):
                 # The id and namespace were read before the JSON, so the ack can still go out.
                 why = json_error(e) if isinstance(e, ValueError) else str(e)

@@ -122,7 +122,9 @@ class RefusedConnect(BaseModel):
     """The ``data`` of a refused connect (``connect_error``): its message says why."""
 
     message: str
-    data: dict[str, str] = Field(description='{"code": ...}')
+    data: dict[str, str | int] = Field(
+        description='{"code": ...}; too_many_attempts adds "retry_after": seconds to wait'
+    )
 
 
 def ack_error(code: str, message: str, path: str | None = None) -> dict[str, Any]:

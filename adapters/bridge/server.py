@@ -15,8 +15,17 @@ which reach each other through :class:`SioTransport`'s counterpart over a pipe (
 
 Connection policy (wire protocol v1, ``shared/DESIGN.md``):
 
-- The connect ``auth`` is checked in this order: protocol version, shape, world, key. A refused
-  connect carries ``{"message": <why, in words>, "data": {"code": <ErrorCode>}}``.
+- The connect ``auth`` is checked in this order: protocol version, shape, the wrong-key
+  throttle (``attempts.py``), world and key (read from the database each time, so a reset
+  applies at once), and only then is a sleeping world woken. A refused connect carries
+  ``{"message": <why, in words>, "data": {"code": <ErrorCode>, "retry_after"?: seconds}}``.
+- Connections whose key was reset (``vttbridge world reset-key``, in any process) are closed
+  within ``key_check_interval`` (2 s): the bridge compares the stored hashes with those the
+  connections' keys matched (``_watch_keys``).
+- Packets that are no usable event (bad JSON, no name, reserved names, binary, over
+  ``max_payload``) are refused by ``packets.py`` before they reach a world.
+- Events are rate-limited per connection (``rate``/``burst``) and per world, all its
+  connections together (``world_rate``/``world_burst``).
 - A GM key may send events; an observer key may only watch (it receives commands too, so a
   spectator display can follow the table, and its events are refused with ``read_only``).
 - A world is linked to one VTT at a time: the adapter of its GM client. A GM client of another

@@ -126,6 +126,21 @@ class _Gate:
     def feed_data(self, data: bytes) -> tuple[bool, bytes]:
         if type(data) is not bytes:
             data = bytes(data)
+        if not (self._pass or self._take or self._head) and self._msg is None and len(data) > 1:
+            # the usual read: one whole message in one frame (a text or binary frame, the last
+            # of its message, no reserved bits), whatever its mask: passed on untouched
+            b0, b1 = data[0], data[1]
+            length, head = b1 & 0x7F, 2
+            if length == 126 and len(data) > 3:
+                length, head = (data[2] << 8) | data[3], 4
+            if (
+                (b0 == 0x81 or b0 == 0x82)
+                and length < 65536
+                and len(data) == head + length + (4 if b1 & 0x80 else 0)
+                and length <= self.limit
+            ):
+                self.messages += 1
+                return self.inner.feed_data(data)
         if self._head:
             data, self._head = self._head + data, b""
         out: list[bytes] = []

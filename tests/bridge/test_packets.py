@@ -198,7 +198,7 @@ async def test_deeply_nested_engineio_message_closes_cleanly(server, raw, gm, ca
     no_tracebacks(caplog)
 
 
-@pytest.mark.parametrize("message", ["7", "9x", f"4{NS}", "4"])
+@pytest.mark.parametrize("message", ["7", "9x", f"4{NS}", "4", "4²"])
 async def test_what_is_not_a_packet_closes_the_connection(server, raw, caplog, message):
     await raw.send(message)
     assert await raw.closed_by_server()
