@@ -106,6 +106,7 @@ def json_error(e: ValueError) -> str:
 
 _NAME = re.compile(r'\[\s*"((?:[^"\\]|\\.){0,200})"')
 _ATTACHMENTS = re.compile(r"\d(\d{1,10})-")
+_LONG_COUNT = re.compile(r"5\d+-")
 
 
 def _name_in(head: str) -> str | None:
@@ -181,6 +182,11 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
         def _unreadable(self, encoded_packet: Any, e: Exception) -> int:
             head = encoded_packet[:1] if isinstance(encoded_packet, str) else ""
             kind = self.packet_type = int(head) if head.isascii() and head.isdigit() else None
+            if kind == sio_packet.BINARY_EVENT and (m := _LONG_COUNT.match(encoded_packet)):
+                # an attachment count too long to be one: the namespace and id after it
+                with contextlib.suppress(ValueError, TypeError):
+                    super().decode("2" + encoded_packet[m.end() :])
+                return refuse(self, ErrorCode.BINARY_NOT_SUPPORTED, _BINARY)
             if kind in (sio_packet.EVENT, sio_packet.BINARY_EVENT):
                 # The id and namespace were read before the JSON, so the ack can still go out.
                 why = json_error(e) if isinstance(e, ValueError) else str(e)

@@ -598,7 +598,7 @@ class Bridge:
                 "Send the connect auth {world, key, client: {name, version}}.",
             )
         proto = auth.get("protocol", PROTOCOL_VERSION)
-        if proto not in SUPPORTED_PROTOCOLS:
+        if type(proto) is not int or proto not in SUPPORTED_PROTOCOLS:  # [1] is unhashable
             supported = ", ".join(str(p) for p in sorted(SUPPORTED_PROTOCOLS))
             raise Refused(
                 ErrorCode.UNSUPPORTED_PROTOCOL,

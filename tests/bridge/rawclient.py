@@ -75,8 +75,9 @@ class RawSocket:
         await self.send(f"42{NS},{self.next_id}{text}")
         return await self.ack(self.next_id, timeout)
 
-    async def ack(self, ack_id: int, timeout: float = 5) -> Any:
-        prefix = f"43{NS},{ack_id}"
+    async def ack(self, ack_id: int, timeout: float = 5, namespace: str = NS) -> Any:
+        """The first value of the ack of ``ack_id`` on ``namespace``."""
+        prefix = f"43{namespace},{ack_id}"
         while True:
             msg = await self.receive(timeout)
             if msg.startswith(prefix) and not msg[len(prefix) : len(prefix) + 1].isdigit():

@@ -109,6 +109,12 @@ async def test_binary_attachments_are_never_buffered(server, raw):
     assert _rss_mb() - rss < 20
 
 
+async def test_a_binary_event_announcing_absurdly_many_attachments_is_answered(server, raw):
+    await raw.send(f'4599999999999-{NS},6["chat",{{"_placeholder":true,"num":0}}]')
+    assert (await raw.ack(6))["error"]["code"] == "binary_not_supported"
+    assert await raw.alive()
+
+
 async def test_binary_data_nothing_announced_closes_the_connection(server, raw, gm, caplog):
     await raw.send(b"\x00" * 100)
     assert await raw.closed_by_server()
