@@ -16,10 +16,11 @@ connection cleanly, with one rate-limited warning line and never a traceback:
 - Binary packets are never buffered: the attachments they announce are dropped unread as they
   arrive. The wire protocol is JSON only.
 - An event on a namespace the client is not connected to is answered ``bad_auth``.
-- What cannot be answered is dropped with a warning (an ack whose JSON does not parse, an
-  event without an ack id is simply refused) or, if it is not socket.io at all (an unknown
-  packet type, binary data nobody announced, a binary event that wants no answer), ends the
-  connection.
+- What cannot be answered: an ack of a command whose JSON does not parse is dropped with a
+  warning (an event without an ack id is refused as any other, only without an answer, as
+  its sender asked); what is not socket.io at all (an unknown packet type, binary data
+  nobody announced, a binary event that wants no answer, an empty message) ends the
+  connection, with a warning.
 
 A message too large to be read whole reaches this layer as :class:`OversizedText`: its first
 bytes and its size (``websocket.py`` and ``polling.py`` never read more of it).

@@ -17,8 +17,9 @@ Messages too large to read whole: :class:`_Gate` sits in front of aiohttp's fram
 message up to ``limit`` bytes reaches aiohttp as sent; of a larger one only the first
 ``packets.KEEP`` bytes are kept, the rest dropped as it arrives, so the socket.io layer can
 still answer it (``payload_too_large``) and the connection goes on. aiohttp itself would close
-the connection at its ``max_msg_size``, before the ack id is read. (The gate needs aiohttp's
-frame parser as 3.9-3.14 install it; if that changes, aiohttp's own limit applies.)
+the connection at its ``max_msg_size``, before the ack id is read. (The gate takes the place
+of the parser aiohttp 3.x sets on the request's protocol, ``_payload_parser``; without one
+there, aiohttp's own limit, ``transport_limit``, applies, and test_packets.py fails.)
 Compression (permessage-deflate) is not offered: the gate reads frames as sent, and the
 bridge's messages are small JSON, for which deflating costs more CPU than it saves.
 """
