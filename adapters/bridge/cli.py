@@ -207,7 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(lst)
     reset = wsub.add_parser(
         "reset-key",
-        help="replace a world's keys (the old ones stop working) and print the new ones",
+        help="replace a world's keys and print the new ones: the old ones stop working at once, "
+        "and a running server closes the connections that used them within 2 s",
         formatter_class=_Help,
     )
     reset.add_argument("name")
@@ -321,7 +322,10 @@ def cmd_world(args: argparse.Namespace) -> int:
                 store.set_key_hashes(args.name, keys.hash_key(gm), keys.hash_key(obs))
             finally:
                 store.close()
-            print(f"World {args.name!r} has new keys; the old ones no longer connect.")
+            print(
+                f"World {args.name!r} has new keys; the old ones no longer connect, and a "
+                "running server closes their connections within 2 s."
+            )
             print(f"  GM key:       {gm}")
             print(f"  observer key: {obs}")
     except StoreError as e:
