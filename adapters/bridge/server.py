@@ -591,7 +591,11 @@ class Bridge:
         sess.pump = asyncio.create_task(self._pump(sess), name=f"pump:{sid}")
         return True
 
-    async def _admit(self, adapter: Adapter, sid: str, auth: Any, address: str = "") -> Session:
+    async def authenticate(self, auth: Any, address: str = "") -> tuple[Auth, WorldHost, str, str]:
+        """Check a connect's ``auth`` from ``address`` (protocol version, shape, throttle,
+        world and key, in that order; see the module docstring). Returns the auth, the world
+        (woken if it slept), the role (``"gm"`` or ``"observer"``) and the stored key hash
+        the key matched (:attr:`Session.verifier`); raises :class:`Refused`."""
         if not isinstance(auth, dict):
             raise Refused(
                 ErrorCode.BAD_AUTH,
@@ -628,6 +632,10 @@ class Bridge:
                 raise Refused(ErrorCode.UNKNOWN_WORLD, f"World {a.world!r} was deleted.")
         if self._closing:
             raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+        return a, host, role, verifier
+
+    async def _admit(self, adapter: Adapter, sid: str, auth: Any, address: str = "") -> Session:
+        a, host, role, verifier = await self.authenticate(auth, address)
         cursor: int
         if role == "gm":
             if host.adapter is not None and host.adapter is not adapter:
