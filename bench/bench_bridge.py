@@ -16,6 +16,10 @@ bottleneck), each in a closed loop: send a token move, wait for its ack, repeat.
           validated, translated by the (test) MiniTable adapter, ingested by the world runtime,
           checked by the FoE movement rule on the mover's turn and logged. Rate limiting is off.
 
+Connect (``--part connect``): 100 clients connect at once, one per world (as every table does
+after a restart), to the echo, which accepts any auth, and to the bridge, which checks each
+world's key as ``vttbridge world create`` stores it; medians of 3 alternating rounds.
+
 Memory: 1,000 worlds each get a 50-token scene from a client; resident memory is read with all
 of them loaded (live, then after a restart rebuilt them) and after they fell asleep (saved and
 unloaded, the default for worlds without a client; ``--sleep-after``).
@@ -32,8 +36,9 @@ with the page closed): what a watched world costs, measured in the same minutes.
 handlers in the connection's reader) instead of python-socketio as installed (the issue's
 baseline): a like-for-like comparison of the work above the transport.
 
-Targets (issue 5): at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x
-its p50 latency; 1,000 idle worlds of 50 tokens stay under 300 MB resident.
+Targets: at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x its p50
+latency; 100 clients connect within 2x the echo's time; 1,000 idle worlds of 50 tokens stay
+under 300 MB resident.
 """
 
 from __future__ import annotations
@@ -251,14 +256,13 @@ def rss_mb(pid: int) -> float:
 
 
 def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
-    """Worlds with cheap key hashes: the bench measures events, not connects (a real world
-    key costs ~30 ms of scrypt per connect, once)."""
+    """Worlds with their keys stored as ``vttbridge world create`` stores them."""
     store = Store(db)
     out = {}
     try:
         for name in names:
             key = keys.new_key()
-            h = keys.hash_key(key, n=2**4)
+            h = keys.hash_key(key)
             store.create_world(name, h, h, {"system": "foe"})
             out[name] = key
     finally:
@@ -426,7 +430,10 @@ async def main() -> None:
         "process; CPU us/ev then counts both)",
     )
     ap.add_argument(
-        "--part", choices=["all", "speed", "memory"], default="all", help="what to measure"
+        "--part",
+        choices=["all", "speed", "connect", "memory"],
+        default="all",
+        help="what to measure",
     )
     ap.add_argument(
         "--dashboard",
@@ -454,6 +461,8 @@ async def main() -> None:
         if args.part in ("all", "speed"):
             extra = ["--durability", args.durability, "--processes", str(args.processes)]
             await speed(Path(tmpdir), seconds, extra, repeat, args.echo, args.dashboard)
+        if args.part in ("all", "connect"):
+            await connect(Path(tmpdir), ["--processes", str(args.processes)], repeat, args.echo)
         if args.part in ("all", "memory"):
             await memory(Path(tmpdir), n_idle, ["--processes", str(args.processes)])
 
@@ -522,6 +531,53 @@ async def speed(
     print(f"target at 10 clients: throughput >= 0.60x echo: {tput:.2f}x "
           f"{'OK' if tput >= 0.6 else 'MISSED'}; p50 <= 1.50x echo: {lat:.2f}x "
           f"{'OK' if lat <= 1.5 else 'MISSED'}")  # fmt: skip
+
+
+async def connect_all(url: str, worlds: list[str], world_keys: dict[str, str]) -> float:
+    """Seconds for one client per world to connect, all at once (as after a restart, when
+    every table reconnects); the clients are closed after."""
+    async with aiohttp.ClientSession() as session:
+        clients = [RawClient(session, url) for _ in worlds]
+        t = time.perf_counter()
+        await asyncio.gather(
+            *(
+                c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
+                for c, w in zip(clients, worlds, strict=True)
+            )
+        )
+        elapsed = time.perf_counter() - t
+        for c in clients:
+            await c.close()
+    return elapsed
+
+
+async def connect(tmp: Path, extra: list[str], repeat: int, echo: str = "stock") -> None:
+    """100 clients connecting at once to the echo (which accepts any auth) and to the bridge
+    (which checks each world's key, as stored by ``vttbridge world create``)."""
+    n = 100
+    echo_script = tmp / "echo.py"
+    echo_script.write_text(ECHO_SERVER)
+    db = tmp / "connect.sqlite3"
+    worlds = [f"c{i}" for i in range(n)]
+    world_keys = make_worlds(db, worlds)
+    echo_proc, echo_url = start([sys.executable, str(echo_script), echo])
+    bridge_proc, bridge_url = start(serve_cmd(db, extra))
+    runs: dict[str, list[float]] = {"echo": [], "bridge": []}
+    try:
+        for url, wk in ((echo_url, {}), (bridge_url, world_keys)):  # a first, unmeasured round
+            await connect_all(url, worlds, wk)
+        for _ in range(max(repeat, 3)):
+            runs["echo"].append(await connect_all(echo_url, worlds, {}))
+            runs["bridge"].append(await connect_all(bridge_url, worlds, world_keys))
+    finally:
+        stop(echo_proc)
+        stop(bridge_proc)
+    e, b = statistics.median(runs["echo"]), statistics.median(runs["bridge"])
+    print()
+    print(f"{n} clients connecting at once (median of {len(runs['echo'])} alternating runs): "
+          f"echo {e * 1000:.0f} ms, bridge {b * 1000:.0f} ms")  # fmt: skip
+    ratio = b / e
+    print(f"target: connect cost <= 2.0x echo: {ratio:.2f}x {'OK' if ratio <= 2 else 'MISSED'}")
 
 
 async def memory(tmp: Path, n_idle: int, extra: list[str]) -> None:

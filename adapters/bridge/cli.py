@@ -109,6 +109,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--burst", type=int, default=200, help="events one connection may send at once"
     )
     serve.add_argument(
+        "--world-rate",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="events per second all connections of one world may send together, sustained "
+        "(0: no limit; default: twice --rate)",
+    )
+    serve.add_argument(
+        "--world-burst",
+        type=int,
+        default=None,
+        metavar="BURST",
+        help="events the connections of one world may send at once (default: twice --burst)",
+    )
+    serve.add_argument(
         "--durability",
         choices=["normal", "full"],
         default="normal",
@@ -194,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(lst)
     reset = wsub.add_parser(
         "reset-key",
-        help="replace a world's keys (the old ones stop working) and print the new ones",
+        help="replace a world's keys and print the new ones: the old ones stop working at once, "
+        "and a running server closes the connections that used them within 2 s",
         formatter_class=_Help,
     )
     reset.add_argument("name")
@@ -308,7 +324,10 @@ def cmd_world(args: argparse.Namespace) -> int:
                 store.set_key_hashes(args.name, keys.hash_key(gm), keys.hash_key(obs))
             finally:
                 store.close()
-            print(f"World {args.name!r} has new keys; the old ones no longer connect.")
+            print(
+                f"World {args.name!r} has new keys; the old ones no longer connect, and a "
+                "running server closes their connections within 2 s."
+            )
             print(f"  GM key:       {gm}")
             print(f"  observer key: {obs}")
     except StoreError as e:
@@ -366,6 +385,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_payload=args.max_payload,
         rate=args.rate,
         burst=args.burst,
+        world_rate=args.world_rate,
+        world_burst=args.world_burst,
         durability=args.durability,
         cors=args.allow_origin or "*",
         world=WorldConfig(

@@ -10,7 +10,8 @@ way the transport and the rules each get one. They talk over a :class:`~adapters
   ``dashboard_connect``/``_disconnect``/``_answer`` (the dashboard's namespace),
   ``index``/``health``/``state`` (HTTP), ``start``, ``stop``;
 - engine -> sockets: ``join`` (a world's room), ``wait_connected``, ``emit`` (a command),
-  ``emit_event`` (an event with no ack: a dashboard's view), ``close_sockets``.
+  ``emit_event`` (an event with no ack: a dashboard's view), ``disconnect`` (one connection,
+  whose key was reset), ``close_sockets``.
 
 The engine is forked from the socket process once everything is imported, and ignores SIGINT
 and SIGTERM: the socket process tells it to stop, after which it saves every world. If the
@@ -68,6 +69,9 @@ class LinkTransport:
     def forget(self, sid: str) -> None:
         self._acks.pop(sid, None)  # a gone connection never acks what it did not
 
+    async def disconnect(self, sid: str, ns: str) -> None:
+        self.link.cast("disconnect", sid, ns)
+
     async def close(self) -> None:
         await self.link.call("close_sockets")
 
@@ -92,9 +96,9 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
         bridge.transport = transport
         return None
 
-    async def connect(ns: str, sid: str, auth: Any) -> dict[str, Any] | None:
+    async def connect(ns: str, sid: str, auth: Any, address: str = "") -> dict[str, Any] | None:
         try:
-            await bridge._connect(by_ns[ns], sid, {}, auth)
+            await bridge._connect(by_ns[ns], sid, {"REMOTE_ADDR": address}, auth)
         except socketio.exceptions.ConnectionRefusedError as e:
             return e.error_args
         return None

@@ -31,9 +31,11 @@ from adapters.bridge.server import (
     SioTransport,
     add_pages,
     announce,
+    client_address,
     listen_app,
     new_socket_server,
     request_key,
+    state_response,
     stop_signal,
     until_signalled,
 )
@@ -52,9 +54,10 @@ class EngineNamespace(socketio.AsyncNamespace):
     async def trigger_event(self, event: str, *args: Any) -> Any:
         ns, link = self.namespace, self.link
         if event == "connect":
-            sid, _environ, *rest = args
+            sid, environ, *rest = args
+            address = client_address(environ)
             try:
-                refused = await link.call("connect", ns, sid, rest[0] if rest else None)
+                refused = await link.call("connect", ns, sid, rest[0] if rest else None, address)
             except LinkClosed:
                 refused = {
                     "message": "The server is shutting down; try again.",
@@ -93,6 +96,7 @@ class Front:
                 "emit": self._emit,
                 "emit_event": self._emit_event,
                 "close_sockets": self.local.close,
+                "disconnect": self.local.disconnect,
             },
             "sockets",
         )
@@ -152,11 +156,11 @@ class Front:
     async def _http_state(self, request: web.Request) -> web.Response:
         try:
             status, body = await self.link.call(
-                "state", request.match_info["world"], request_key(request)
+                "state", request.match_info["world"], request_key(request), request.remote or ""
             )
         except (LinkClosed, RemoteError) as e:
             return _unavailable(e)
-        return web.json_response(body, status=status)
+        return state_response(status, body)
 
     # -- life cycle ----------------------------------------------------------------------------
     async def serve(self, read_fd: int, write_fd: int) -> int:
@@ -205,9 +209,9 @@ class EngineDashboards:
     def __init__(self, link: Link) -> None:
         self.link = link
 
-    async def connect(self, sid: str, auth: Any) -> dict[str, Any] | None:
+    async def connect(self, sid: str, auth: Any, address: str) -> dict[str, Any] | None:
         try:
-            return await self.link.call("dashboard_connect", sid, auth)
+            return await self.link.call("dashboard_connect", sid, auth, address)
         except LinkClosed:
             return {
                 "message": "The server is shutting down; try again.",

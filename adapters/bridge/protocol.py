@@ -24,8 +24,17 @@ class ErrorCode:
     UNSUPPORTED_PROTOCOL = "unsupported_protocol"
     WORLD_UNAVAILABLE = "world_unavailable"
     LINKED_ELSEWHERE = "linked_elsewhere"
+    TOO_MANY_ATTEMPTS = "too_many_attempts"
+    """Too many wrong keys from this address, or for this world, lately; the message says
+    when to try again (HTTP: status 429 with a Retry-After header)."""
     # inbound events
     BAD_JSON = "bad_json"
+    BAD_EVENT = "bad_event"
+    """The packet is no ``[name, payload]``: no name, or a name that is no string."""
+    RESERVED_EVENT = "reserved_event"
+    """The event's name is one socket.io keeps for itself (``connect``, ``disconnect``...)."""
+    BINARY_NOT_SUPPORTED = "binary_not_supported"
+    """The event carries binary attachments; the protocol is JSON only."""
     BAD_PAYLOAD = "bad_payload"
     MISSING_FIELD = "missing_field"
     WRONG_TYPE = "wrong_type"
@@ -113,7 +122,9 @@ class RefusedConnect(BaseModel):
     """The ``data`` of a refused connect (``connect_error``): its message says why."""
 
     message: str
-    data: dict[str, str] = Field(description='{"code": ...}')
+    data: dict[str, str | int] = Field(
+        description='{"code": ...}; too_many_attempts adds "retry_after": seconds to wait'
+    )
 
 
 def ack_error(code: str, message: str, path: str | None = None) -> dict[str, Any]:

@@ -15,8 +15,17 @@ which reach each other through :class:`SioTransport`'s counterpart over a pipe (
 
 Connection policy (wire protocol v1, ``shared/DESIGN.md``):
 
-- The connect ``auth`` is checked in this order: protocol version, shape, world, key. A refused
-  connect carries ``{"message": <why, in words>, "data": {"code": <ErrorCode>}}``.
+- The connect ``auth`` is checked in this order: protocol version, shape, the wrong-key
+  throttle (``attempts.py``), world and key (read from the database each time, so a reset
+  applies at once), and only then is a sleeping world woken. A refused connect carries
+  ``{"message": <why, in words>, "data": {"code": <ErrorCode>, "retry_after"?: seconds}}``.
+- Connections whose key was reset (``vttbridge world reset-key``, in any process) are closed
+  within ``key_check_interval`` (2 s): the bridge compares the stored hashes with those the
+  connections' keys matched (``_watch_keys``).
+- Packets that are no usable event (bad JSON, no name, reserved names, binary, over
+  ``max_payload``) are refused by ``packets.py`` before they reach a world.
+- Events are rate-limited per connection (``rate``/``burst``) and per world, all its
+  connections together (``world_rate``/``world_burst``).
 - A GM key may send events; an observer key may only watch (it receives commands too, so a
   spectator display can follow the table, and its events are refused with ``read_only``).
 - A world is linked to one VTT at a time: the adapter of its GM client. A GM client of another
@@ -37,23 +46,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+import math
 import signal
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
 import socketio
 from aiohttp import web
 from pydantic import ValidationError
-from socketio import packet as sio_packet
 
 from adapters.base import Adapter, AdapterRegistry, AdapterSource, Inbound
-from adapters.bridge import dashboard, install, keys, websocket
+from adapters.bridge import dashboard, install, keys, polling, websocket
+from adapters.bridge.attempts import AttemptLimits, Attempts
+from adapters.bridge.packets import REFUSED, PacketJson, SocketServer, json_error, packet_class
 from adapters.bridge.protocol import (
     PROTOCOL_VERSION,
     SUPPORTED_PROTOCOLS,
@@ -68,7 +78,6 @@ from sdk.loader import entry_point_sources
 
 log = logging.getLogger("vttbridge")
 
-MALFORMED_EVENT = "\x00malformed"  # no VTT names an event so; a client that does gets bad_json
 KEY_HEADER = "X-World-Key"
 
 
@@ -86,6 +95,16 @@ class BridgeConfig:
     """Events per second per connection, sustained (0: no limit)."""
     burst: int = 200
     """Events a connection may send at once before ``rate`` applies."""
+    world_rate: float | None = None
+    """Events per second all connections of one world may send together, sustained (0: no
+    limit; None: twice ``rate``)."""
+    world_burst: int | None = None
+    """Events one world's connections may send at once (None: twice ``burst``)."""
+    attempts: AttemptLimits = field(default_factory=AttemptLimits)
+    """How many wrong keys an address, or a world, is allowed (``attempts.py``)."""
+    key_check_interval: float = 2.0
+    """Seconds between two looks at the stored key hashes, to close the connections whose key
+    was reset (``vttbridge world reset-key``, from any process); 0: never."""
     durability: str = "normal"
     """``normal``: a commit survives the process being killed; ``full``: also power loss."""
     cors: list[str] | str = "*"
@@ -99,66 +118,24 @@ class BridgeConfig:
     ping_timeout: float = 20.0
 
     @property
+    def world_limits(self) -> tuple[float, int]:
+        """(rate, burst) of the per-world limit."""
+        rate = 2 * self.rate if self.world_rate is None else self.world_rate
+        burst = 2 * self.burst if self.world_burst is None else self.world_burst
+        return rate, burst
+
+    @property
+    def read_limit(self) -> int:
+        """Bytes of a message read whole. Of a larger one the transports keep only its start,
+        enough to answer it (``payload_too_large``); the rest is dropped as it arrives."""
+        return self.max_payload + 64  # the engine.io and socket.io framing around an event
+
+    @property
     def transport_limit(self) -> int:
-        # The transport cuts a connection on messages over its limit; keep it well above the
-        # payload cap so an oversized event gets a clear error code, not a dropped socket.
+        # What engineio advertises as its maxPayload (the largest POST a long-polling client
+        # batches packets into), and the websocket's limit should aiohttp's frame parser not
+        # be one the bridge can put its gate in front of (adapters/bridge/websocket.py).
         return max(4 * self.max_payload, 1_000_000)
-
-
-class _Oversized:
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-
-class _Malformed:
-    def __init__(self, error: str) -> None:
-        self.error = error
-
-
-class PacketJson:
-    """The ``json`` of the bridge's socket.io packets: pydantic-core's parser and encoder,
-    about 7x faster than the standard library's (some 5 us less per event and its ack).
-    Stricter in one way: a lone UTF-16 surrogate escape is malformed JSON."""
-
-    @staticmethod
-    def loads(text: str | bytes, **_: Any) -> Any:
-        return pydantic_core.from_json(text)
-
-    @staticmethod
-    def dumps(obj: Any, **_: Any) -> str:  # always compact, as python-socketio asks for
-        return pydantic_core.to_json(obj).decode()
-
-
-def _packet_class(max_payload: int) -> type[sio_packet.Packet]:
-    """python-socketio's packet, measuring each inbound event on the wire (where its size is
-    known for free) and turning unparsable JSON into an event we can answer."""
-
-    class BridgePacket(sio_packet.Packet):
-        json = PacketJson
-        # The wire protocol is JSON: no packet carries bytes, so none is searched for them
-        # (a walk of every outbound payload).
-        uses_binary_events = False
-
-        def decode(self, encoded_packet: Any) -> int:
-            try:
-                n = super().decode(encoded_packet)
-            except ValueError as e:
-                if self.packet_type != sio_packet.EVENT:
-                    raise
-                # The id and namespace were read before the JSON, so the ack can still go out.
-                self.data = [MALFORMED_EVENT, _Malformed(str(e))]
-                return 0
-            if (
-                self.packet_type == sio_packet.EVENT
-                and isinstance(encoded_packet, str)
-                and len(encoded_packet) > max_payload
-                and isinstance(self.data, list)
-                and len(self.data) >= 2
-            ):
-                self.data = [self.data[0], _Oversized(len(encoded_packet.encode()))]
-            return n
-
-    return BridgePacket
 
 
 class TokenBucket:
@@ -192,6 +169,10 @@ class Session:
     client: dict[str, Any]
     bucket: TokenBucket
     subscriber: Subscriber
+    world_bucket: TokenBucket | None = None
+    """The limit all connections of the world share (None: none)."""
+    verifier: str = ""
+    """The stored key hash this connection's key matched (a reset replaces it)."""
     pump: asyncio.Task | None = None
     connected_at: float = field(default_factory=time.time)
 
@@ -207,10 +188,18 @@ class WorldUnavailable(Exception):
 
 
 class Refused(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The ``data`` of the refused connect."""
+        if self.retry_after is None:
+            return {"code": self.code}
+        return {"code": self.code, "retry_after": self.retry_after}
 
 
 class AdapterNamespace(socketio.AsyncNamespace):
@@ -265,6 +254,13 @@ class Bridge:
         self._runner: web.AppRunner | None = None
         # entry point scripts, found once per start (not per world loaded or woken)
         self._plugins: list[tuple[str, Any]] = []
+        self.attempts = Attempts(self.config.attempts)
+        self._world_buckets: dict[str, TokenBucket] = {}
+        self._rehashed: dict[str, str] = {}
+        """Slow key hashes this server replaced -> their replacements (see ``_watch_keys``)."""
+        self._key_watch: asyncio.Task | None = None
+        self.key_checks = 0
+        """Looks the key watch has taken at the stored hashes (see ``_watch_keys``)."""
         self.port: int | None = None
         from adapters.bridge.dashboard.feed import DashboardFeed  # it imports this module
 
@@ -289,6 +285,8 @@ class Bridge:
         _trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
         if cfg.world.sleep_after > 0 or cfg.world.snapshot_quiet > 0:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
+        if cfg.key_check_interval > 0:
+            self._key_watch = asyncio.create_task(self._watch_keys(), name="bridge:keys")
         names = ", ".join(f"{a.name} ({a.ns})" for a in self.registry)
         log.info("Bridge ready: %d worlds, adapters %s.", len(self.worlds), names)
 
@@ -318,6 +316,8 @@ class Bridge:
         self._closing = True  # new events are refused with shutting_down from here on
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._key_watch is not None:
+            self._key_watch.cancel()
         for task in list(self._sleeping.values()):
             with contextlib.suppress(Exception):
                 await task
@@ -472,25 +472,114 @@ class Bridge:
 
         self._sleeping[name] = asyncio.ensure_future(sleep())
 
-    async def _role(self, name: str, key: str) -> str | None:
-        """``"gm"``, ``"observer"`` or None. The hash is re-read so a key reset applies at
-        once; scrypt runs in a thread so connects never stall the event loop."""
+    async def _check_key(self, name: str, key: str, address: str) -> tuple[str, str]:
+        """(role, the stored hash it matched) of ``key`` for world ``name``, or Refused:
+        ``too_many_attempts`` (before anything is read), ``unknown_world``, ``wrong_key``.
+        The hashes are read from the database each time, so a key reset (by the CLI, in
+        another process) applies to the next attempt at once. A fast hash is checked here and
+        now (a microsecond); an old scrypt one in a thread, and then replaced by a fast one."""
+        wait, why = self.attempts.wait(address, name)
+        if wait:
+            if why == "world":
+                text = (
+                    f"Too many wrong keys for world {name!r} lately, from this address among others"
+                )
+            else:
+                text = "Too many wrong keys or unknown worlds from this address lately"
+            raise Refused(
+                ErrorCode.TOO_MANY_ATTEMPTS,
+                f"{text}; try again in {math.ceil(wait)} s.",
+                retry_after=wait,
+            )
         assert self.reader is not None
         rec = await self.reader.run(lambda s: s.world(name))
         if rec is None:
-            return None
+            self.attempts.failed(address, None)
+            raise Refused(
+                ErrorCode.UNKNOWN_WORLD,
+                f"There is no world {name!r} on this server (`vttbridge world list` shows them).",
+            )
         order = [("observer", rec.observer_key_hash), ("gm", rec.gm_key_hash)]
         if not key.startswith("vtt_obs_"):
             order.reverse()
         for role, stored in order:
-            if await asyncio.to_thread(keys.verify_key, key, stored):
-                return role
-        return None
+            if keys.needs_rehash(stored):
+                ok = await asyncio.to_thread(keys.verify_key, key, stored)
+            else:
+                ok = keys.verify_key(key, stored)
+            if ok:
+                self.attempts.succeeded(address, name)
+                if keys.needs_rehash(stored):
+                    self._rehash(name, role, stored, key)
+                return role, stored
+        self.attempts.failed(address, name)
+        raise Refused(ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
+
+    def _rehash(self, name: str, role: str, stored: str, key: str) -> None:
+        """Replace an old scrypt hash whose key was just verified by a fast one (in the
+        writer's next transaction; only if the hash is still ``stored``)."""
+        new = keys.hash_key(key)
+        self._rehashed[stored] = new
+        assert self.writer is not None
+        self.writer.rehash(name, role, stored, new)
+        log.info("World %r: its %s key hash was upgraded to the fast form.", name, role)
+
+    async def _role(self, name: str, key: str, address: str = "") -> str | None:
+        """``"gm"``, ``"observer"`` or None (see :meth:`_check_key`)."""
+        try:
+            return (await self._check_key(name, key, address))[0]
+        except Refused:
+            return None
+
+    async def _watch_keys(self) -> None:
+        """Close the connections whose key was reset, whatever process reset it: every
+        ``key_check_interval`` seconds the stored hashes of the worlds with connections are
+        compared with those their keys matched (one query of the worlds table). The client
+        is told as by any server disconnect; the companions reconnect and are refused
+        ``wrong_key``."""
+        from adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
+
+        while True:
+            await asyncio.sleep(self.config.key_check_interval)
+            viewers = self.dashboards.viewers
+            if not (self.sessions or viewers) or self.reader is None:
+                continue
+            try:
+                hashes = await self.reader.run(lambda s: s.key_hashes())
+            except Exception as e:  # the next look will do
+                log.warning("Could not read the world keys to check them: %s", e)
+                continue
+            self.key_checks += 1
+            # (world, role, verifier, sid, namespace) of every connection opened with a key
+            opened = [
+                (s.host.name, s.role, s.verifier, s.sid, s.adapter.ns)
+                for s in self.sessions.values()
+            ]
+            opened += [(v.world, v.role, v.verifier, v.sid, DASHBOARD) for v in viewers.values()]
+            stale: dict[str, list[tuple[str, str]]] = {}
+            for world, role, verifier, sid, ns in opened:
+                pair = hashes.get(world)
+                now = None if pair is None else pair[0 if role == "gm" else 1]
+                if now != verifier and self._rehashed.get(verifier) != now:
+                    stale.setdefault(world, []).append((sid, ns))
+            for name, gone in stale.items():
+                log.warning(
+                    "World %r has new keys (`vttbridge world reset-key`): closing %d "
+                    "connection%s opened with the old ones.",
+                    name,
+                    len(gone),
+                    "s" if len(gone) != 1 else "",
+                )
+                for sid, ns in gone:
+                    try:
+                        await self.transport.disconnect(sid, ns)
+                    except Exception:
+                        log.debug("closing a connection failed", exc_info=True)
 
     # -- sockets -----------------------------------------------------------------------------
     async def _connect(self, adapter: Adapter, sid: str, environ: dict, auth: Any) -> bool:
         try:
-            sess = await self._admit(adapter, sid, auth)
+            sess = await self._admit(adapter, sid, auth, client_address(environ))
         except Refused as r:
             world = auth.get("world") if isinstance(auth, dict) else None
             log.warning(
@@ -499,7 +588,7 @@ class Bridge:
                 f" to world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            raise socketio.exceptions.ConnectionRefusedError(r.message, {"code": r.code}) from None
+            raise socketio.exceptions.ConnectionRefusedError(r.message, r.data) from None
         self.sessions[sid] = sess
         host = sess.host
         host.subscribe(sess.subscriber)
@@ -521,17 +610,18 @@ class Bridge:
         self.dashboards.changed(host)
         return True
 
-    async def authenticate(self, auth: Any) -> tuple[Auth, WorldHost, str]:
-        """Check a connect's ``auth`` (protocol version, shape, world, key, in that order) for
-        any namespace: the adapters' and the dashboard's. Returns the auth, the world (woken if
-        it slept) and the role (``"gm"`` or ``"observer"``); raises :class:`Refused`."""
+    async def authenticate(self, auth: Any, address: str = "") -> tuple[Auth, WorldHost, str, str]:
+        """Check a connect's ``auth`` from ``address`` (protocol version, shape, throttle,
+        world and key, in that order; see the module docstring). Returns the auth, the world
+        (woken if it slept), the role (``"gm"`` or ``"observer"``) and the stored key hash
+        the key matched (:attr:`Session.verifier`); raises :class:`Refused`."""
         if not isinstance(auth, dict):
             raise Refused(
                 ErrorCode.BAD_AUTH,
                 "Send the connect auth {world, key, client: {name, version}}.",
             )
         proto = auth.get("protocol", PROTOCOL_VERSION)
-        if proto not in SUPPORTED_PROTOCOLS:
+        if type(proto) is not int or proto not in SUPPORTED_PROTOCOLS:  # [1] is unhashable
             supported = ", ".join(str(p) for p in sorted(SUPPORTED_PROTOCOLS))
             raise Refused(
                 ErrorCode.UNSUPPORTED_PROTOCOL,
@@ -544,19 +634,14 @@ class Bridge:
             err = e.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
             raise Refused(ErrorCode.BAD_AUTH, f"Bad connect auth: {where}: {err['msg']}.") from None
+        # the key first: a wrong one never wakes a sleeping world
+        role, verifier = await self._check_key(a.world, a.key, address)
         try:
             host = await self._world(a.world)
         except WorldUnavailable as e:
             raise Refused(ErrorCode.WORLD_UNAVAILABLE, f"{e} (see the server log).") from None
         if host is None:
-            raise Refused(
-                ErrorCode.UNKNOWN_WORLD,
-                f"There is no world {a.world!r} on this server "
-                "(`vttbridge world list` shows them).",
-            )
-        role = await self._role(a.world, a.key)
-        if role is None:
-            raise Refused(ErrorCode.WRONG_KEY, f"Wrong key for world {a.world!r}.")
+            raise Refused(ErrorCode.UNKNOWN_WORLD, f"World {a.world!r} was deleted.")
         if host.stopped:  # it fell asleep while the key was checked: wake it again
             try:
                 host = await self._world(a.world)
@@ -566,10 +651,10 @@ class Bridge:
                 raise Refused(ErrorCode.UNKNOWN_WORLD, f"World {a.world!r} was deleted.")
         if self._closing:
             raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
-        return a, host, role
+        return a, host, role, verifier
 
-    async def _admit(self, adapter: Adapter, sid: str, auth: Any) -> Session:
-        a, host, role = await self.authenticate(auth)
+    async def _admit(self, adapter: Adapter, sid: str, auth: Any, address: str = "") -> Session:
+        a, host, role, verifier = await self.authenticate(auth, address)
         cursor: int
         if role == "gm":
             if host.adapter is not None and host.adapter is not adapter:
@@ -615,7 +700,18 @@ class Bridge:
             client=a.client.model_dump(exclude_none=True),
             bucket=TokenBucket(self.config.rate, self.config.burst),
             subscriber=Subscriber(sid, role, cursor),
+            world_bucket=self._world_bucket(host.name),
+            verifier=verifier,
         )
+
+    def _world_bucket(self, name: str) -> TokenBucket | None:
+        rate, burst = self.config.world_limits
+        if rate <= 0:
+            return None
+        bucket = self._world_buckets.get(name)
+        if bucket is None:
+            bucket = self._world_buckets[name] = TokenBucket(rate, burst)
+        return bucket
 
     async def _disconnect(self, sid: str, reason: Any) -> None:
         sess = self.sessions.pop(sid, None)
@@ -703,23 +799,24 @@ class Bridge:
                 f"Too many events from this connection (over {self.config.rate:g}/s); "
                 f"retry in {wait:.2f} s.",
             )
+        if sess.world_bucket is not None and (wait := sess.world_bucket.take()):
+            return ack_error(
+                ErrorCode.RATE_LIMITED,
+                f"Too many events for world {sess.host.name!r} from all its connections "
+                f"(over {sess.world_bucket.rate:g}/s); retry in {wait:.2f} s.",
+            )
         if self._closing:
             return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
         payload = args[0] if args else None
-        if isinstance(payload, _Oversized):
-            return ack_error(
-                ErrorCode.PAYLOAD_TOO_LARGE,
-                f"Event {event!r} is {payload.size} bytes; the limit is "
-                f"{self.config.max_payload} bytes.",
-            )
-        if event == MALFORMED_EVENT:
-            err = payload.error if isinstance(payload, _Malformed) else "unreadable"
-            return ack_error(ErrorCode.BAD_JSON, f"The event is not valid JSON: {err}.")
+        if event == REFUSED:  # by the packet layer: bad JSON, no name, too large...
+            return payload.ack()
         if isinstance(payload, str):  # relays that send JSON text rather than an object
             try:
-                payload = json.loads(payload)
+                payload = PacketJson.loads(payload)
             except ValueError as e:
-                return ack_error(ErrorCode.BAD_JSON, f"The payload is not valid JSON: {e}.")
+                return ack_error(
+                    ErrorCode.BAD_JSON, f"The payload is not valid JSON: {json_error(e)}."
+                )
         model = adapter.inbound.get(event)
         if model is None:
             return ack_error(
@@ -761,7 +858,7 @@ class Bridge:
             body["error"] = f"the database cannot be written: {failed}"
         return (200 if body["ok"] else 503), body
 
-    async def state(self, name: str, key: str) -> tuple[int, dict[str, Any]]:
+    async def state(self, name: str, key: str, address: str = "") -> tuple[int, dict[str, Any]]:
         """A world's state as ``GET /api/worlds/{world}/state`` answers it."""
         if not key:
             return _http_error(
@@ -770,13 +867,19 @@ class Bridge:
                 f"Send the world key in the Authorization: Bearer header (or {KEY_HEADER}).",
             )
         try:
+            await self._check_key(name, key, address)
+        except Refused as r:
+            status = _HTTP_STATUS.get(r.code, 403)
+            status, body = _http_error(status, r.code, r.message)
+            if r.retry_after is not None:
+                body["error"]["retry_after"] = r.retry_after
+            return status, body
+        try:
             host = await self._world(name)
         except WorldUnavailable as e:
             return _http_error(503, ErrorCode.WORLD_UNAVAILABLE, str(e))
         if host is None:
             return _http_error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
-        if await self._role(name, key) is None:
-            return _http_error(403, ErrorCode.WRONG_KEY, f"Wrong key for world {name!r}.")
         return 200, host.state()
 
     async def _http_index(self, request: web.Request) -> web.Response:
@@ -787,8 +890,32 @@ class Bridge:
         return web.json_response(body, status=status)
 
     async def _http_state(self, request: web.Request) -> web.Response:
-        status, body = await self.state(request.match_info["world"], request_key(request))
-        return web.json_response(body, status=status)
+        status, body = await self.state(
+            request.match_info["world"], request_key(request), request.remote or ""
+        )
+        return state_response(status, body)
+
+
+def state_response(status: int, body: dict[str, Any]) -> web.Response:
+    """The HTTP response of :meth:`Bridge.state`'s answer."""
+    retry = body.get("error", {}).get("retry_after") if status == 429 else None
+    headers = {"Retry-After": str(retry)} if retry is not None else None
+    return web.json_response(body, status=status, headers=headers)
+
+
+def client_address(environ: dict) -> str:
+    """The address a socket connection comes from (its TCP peer)."""
+    request = environ.get("aiohttp.request")
+    if request is not None:
+        return request.remote or ""
+    return environ.get("REMOTE_ADDR", "")
+
+
+_HTTP_STATUS = {
+    ErrorCode.TOO_MANY_ATTEMPTS: 429,
+    ErrorCode.UNKNOWN_WORLD: 404,
+    ErrorCode.WRONG_KEY: 403,
+}
 
 
 def request_key(request: web.Request) -> str:
@@ -802,9 +929,10 @@ def request_key(request: web.Request) -> str:
 
 def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
     """The python-socketio server the bridge's sockets use (in whichever process holds them)."""
-    sio = socketio.AsyncServer(
+    sio = SocketServer(
+        on_open=partial(polling.install, limit=cfg.read_limit),
         async_mode="aiohttp",
-        serializer=_packet_class(cfg.max_payload),
+        serializer=packet_class(cfg.max_payload),
         cors_allowed_origins=cfg.cors,
         max_http_buffer_size=cfg.transport_limit,
         ping_interval=cfg.ping_interval,
@@ -816,7 +944,7 @@ def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
         # Events of different connections still interleave (each has its own reader).
         async_handlers=False,
     )
-    websocket.install(sio.eio)
+    websocket.install(sio.eio, cfg.read_limit)
     return sio
 
 
@@ -846,6 +974,10 @@ class SioTransport:
 
     def forget(self, sid: str) -> None:
         pass  # python-socketio drops a gone connection's ack callbacks itself
+
+    async def disconnect(self, sid: str, ns: str) -> None:
+        """Close one connection's namespace, as the server (the client is told)."""
+        await self.sio.disconnect(sid, namespace=ns)
 
     async def close(self) -> None:
         await close_sockets(self.sio)

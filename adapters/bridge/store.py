@@ -204,6 +204,12 @@ class Store:
         if cur.rowcount == 0:
             raise StoreError(f"no world named {name!r}")
 
+    def key_hashes(self) -> dict[str, tuple[str, str]]:
+        """Every world's (GM key hash, observer key hash): what the bridge checks its open
+        connections against, to close those whose key was reset."""
+        rows = self.conn.execute("SELECT name, gm_key_hash, observer_key_hash FROM worlds")
+        return {name: (gm, obs) for name, gm, obs in rows}
+
     def world(self, name: str) -> WorldRecord | None:
         row = self.conn.execute(
             "SELECT name, gm_key_hash, observer_key_hash, options, created_at, acked_seq,"
@@ -314,6 +320,11 @@ _PRUNE_SNAPSHOTS = (
 )
 _SET_ACKED = "UPDATE worlds SET acked_seq=max(acked_seq, ?) WHERE name=?"
 _SET_ADAPTER = "UPDATE worlds SET adapter=? WHERE name=?"
+# Only if the hash is still the one the key was checked against: a reset meanwhile stands.
+_REHASH = {
+    "gm": "UPDATE worlds SET gm_key_hash=? WHERE name=? AND gm_key_hash=?",
+    "observer": "UPDATE worlds SET observer_key_hash=? WHERE name=? AND observer_key_hash=?",
+}
 
 
 @dataclass
@@ -444,6 +455,10 @@ class LogWriter:
 
     def linked(self, world: str, adapter: str) -> None:
         self._add((_SET_ADAPTER, (adapter, world)))
+
+    def rehash(self, world: str, role: str, old: str, new: str) -> None:
+        """Replace the ``role`` key's stored hash ``old`` by ``new`` (a slow hash upgraded)."""
+        self._add((_REHASH[role], (new, world, old)))
 
     def after_commit(self, callback: Callable[[BaseException | None], None]) -> None:
         """Call ``callback(None)`` in the event loop once everything queued so far is

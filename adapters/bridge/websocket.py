@@ -12,12 +12,24 @@ timer per connection that is only rearmed when it fires.
 It plugs in as the aiohttp driver's ``websocket`` class (:func:`install`); everything else
 (handshake, long-polling, pings, socket.io) stays python-socketio's. ``tests/bridge/
 test_websocket.py`` holds it to engineio's behaviour.
+
+Messages too large to read whole: :class:`_Gate` sits in front of aiohttp's frame parser. A
+message up to ``limit`` bytes reaches aiohttp as sent; of a larger one only the first
+``packets.KEEP`` bytes are kept, the rest dropped as it arrives, so the socket.io layer can
+still answer it (``payload_too_large``) and the connection goes on. aiohttp itself would close
+the connection at its ``max_msg_size``, before the ack id is read. (The gate takes the place
+of the parser aiohttp 3.x sets on the request's protocol, ``_payload_parser``; without one
+there, aiohttp's own limit, ``transport_limit``, applies, and test_packets.py fails.)
+Compression (permessage-deflate) is not offered: the gate reads frames as sent, and the
+bridge's messages are small JSON, for which deflating costs more CPU than it saves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
+from collections import deque
 from typing import Any
 
 import engineio
@@ -25,6 +37,9 @@ from aiohttp import web
 from engineio import packet
 from engineio.async_drivers import aiohttp as eio_aiohttp
 from engineio.async_socket import AsyncSocket
+
+from adapters.bridge.badinput import BadInput
+from adapters.bridge.packets import KEEP, OversizedText
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +51,209 @@ class WebSocket(eio_aiohttp.WebSocket):
         sock = getattr(self.handler, "__self__", None)
         if not isinstance(sock, AsyncSocket):  # not the engineio we know: its own loop
             return await super().__call__(environ)
-        self._sock = web.WebSocketResponse(max_msg_size=self.server.max_http_buffer_size)
+        limit = getattr(self.server, "read_limit", None)
+        self._sock = _Response(
+            max_msg_size=self.server.max_http_buffer_size, compress=False, gate_limit=limit
+        )
         await self._sock.prepare(environ["aiohttp.request"])
         self.environ = environ
         await serve(sock, self._sock)
         return self._sock
 
 
-def install(eio: engineio.AsyncServer) -> None:
-    """Serve ``eio``'s websockets with :class:`WebSocket` (its aiohttp mode only)."""
+def install(eio: engineio.AsyncServer, read_limit: int | None = None) -> None:
+    """Serve ``eio``'s websockets with :class:`WebSocket` (its aiohttp mode only). Messages
+    over ``read_limit`` bytes are not read whole (None: ``max_http_buffer_size`` closes)."""
     if eio.async_mode == "aiohttp":
         eio._async = {**eio._async, "websocket": WebSocket}
+    eio.read_limit = read_limit
+    bad_input(eio)
+
+
+class _Response(web.WebSocketResponse):
+    """aiohttp's websocket response, with a :class:`_Gate` in front of its frame parser."""
+
+    def __init__(self, *, gate_limit: int | None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.gate_limit = gate_limit
+        self.gate: _Gate | None = None
+
+    def _post_start(self, request: Any, protocol: Any, writer: Any) -> None:
+        proto = request.protocol
+        tail = b""
+        if self.gate_limit is not None and hasattr(proto, "_message_tail"):
+            # bytes that came with the upgrade request, which aiohttp would feed its parser
+            # at once: they go through the gate too
+            tail, proto._message_tail = proto._message_tail, b""
+        super()._post_start(request, protocol, writer)
+        parser = getattr(proto, "_payload_parser", None)
+        if self.gate_limit is not None and parser is not None:
+            self.gate = _Gate(parser, self.gate_limit)
+            proto._payload_parser = self.gate
+        if tail and parser is not None:
+            (self.gate or parser).feed_data(tail)
+
+
+_TEXT, _BINARY, _CONTINUATION = 1, 2, 0
+
+
+class _Gate:
+    """Between the connection and aiohttp's websocket frame parser (``inner``): frames of a
+    message up to ``limit`` bytes go on as they are; a larger message goes on as its first
+    ``KEEP`` bytes, in one unmasked frame, and ``cut`` notes its number and size. Fragmented
+    messages are put together here (up to ``limit`` bytes) and go on as one frame."""
+
+    def __init__(self, inner: Any, limit: int) -> None:
+        self.inner = inner
+        self.limit = limit
+        self.messages = 0
+        """Data messages passed on so far."""
+        self.cut: deque[tuple[int, int]] = deque()
+        """(message number, size in bytes) of the messages passed on cut."""
+        self._head = b""  # a frame header split across reads
+        self._pass = 0  # bytes of the current frame still to pass on as they are
+        self._take = 0  # bytes of the current frame still to read here
+        self._mask = b""
+        self._frame = bytearray()  # what is kept of the current frame, still masked
+        self._fin = False
+        self._msg: bytearray | None = None  # the message being put together here
+        self._opcode = 0
+        self._size = 0  # its size so far
+        self._cap = 0  # bytes of it kept at most
+
+    def feed_eof(self) -> None:
+        self.inner.feed_eof()
+
+    def feed_data(self, data: bytes) -> tuple[bool, bytes]:
+        if type(data) is not bytes:
+            data = bytes(data)
+        if not (self._pass or self._take or self._head) and self._msg is None and len(data) > 1:
+            # the usual read: one whole message in one frame (a text or binary frame, the last
+            # of its message, no reserved bits), whatever its mask: passed on untouched
+            b0, b1 = data[0], data[1]
+            length, head = b1 & 0x7F, 2
+            if length == 126 and len(data) > 3:
+                length, head = (data[2] << 8) | data[3], 4
+            if (
+                (b0 == 0x81 or b0 == 0x82)
+                and length < 65536
+                and len(data) == head + length + (4 if b1 & 0x80 else 0)
+                and length <= self.limit
+            ):
+                self.messages += 1
+                return self.inner.feed_data(data)
+        if self._head:
+            data, self._head = self._head + data, b""
+        out: list[bytes] = []
+        n = len(data)
+        pos = start = 0  # data[start:pos] is passed on as it is
+        while pos < n:
+            if self._pass:
+                step = min(self._pass, n - pos)
+                self._pass -= step
+                pos += step
+                continue
+            if self._take:
+                step = min(self._take, n - pos)
+                room = self._cap - len(self._frame) - len(self._msg or b"")
+                if room > 0:
+                    self._frame += data[pos : pos + min(step, room)]
+                self._take -= step
+                self._size += step
+                pos += step
+                start = pos
+                if not self._take:
+                    self._end_frame(out)
+                continue
+            # a frame header
+            if n - pos < 2:
+                break
+            b0, b1 = data[pos], data[pos + 1]
+            length = b1 & 0x7F
+            size = 2 + (2 if length == 126 else 8 if length == 127 else 0) + (4 if b1 & 0x80 else 0)
+            if n - pos < size:
+                break
+            if length == 126:
+                length = int.from_bytes(data[pos + 2 : pos + 4], "big")
+            elif length == 127:
+                length = int.from_bytes(data[pos + 2 : pos + 10], "big")
+            opcode = b0 & 0x0F
+            if b0 & 0x70 or opcode > _BINARY or (opcode == _CONTINUATION and self._msg is None):
+                # control frames, and what aiohttp refuses (reserved bits, unknown opcodes,
+                # a continuation of nothing): as they are
+                self._pass = length
+                pos += size
+                continue
+            if self._msg is None and b0 & 0x80 and length <= self.limit:
+                self.messages += 1  # a whole message in one frame: the usual case
+                self._pass = length
+                pos += size
+                continue
+            out.append(data[start:pos])
+            if opcode != _CONTINUATION:
+                if self._msg is not None:
+                    # a new message inside a fragmented one: what aiohttp would refuse
+                    out.append(b"\x80\x00")  # a lone continuation frame, which it does
+                    self._msg = None
+                self._msg = bytearray()
+                self._opcode = opcode
+                self._size = 0
+            assert self._msg is not None
+            if self._size + length > self.limit:
+                del self._msg[KEEP:]
+                self._cap = KEEP
+            else:
+                self._cap = self.limit + 1
+            self._fin = bool(b0 & 0x80)
+            self._mask = data[pos + size - 4 : pos + size] if b1 & 0x80 else b""
+            self._frame = bytearray()
+            self._take = length
+            pos += size
+            start = pos
+            if not length:
+                self._end_frame(out)
+        if self._pass or not self._take:
+            out.append(data[start:pos])
+        if pos < n and not self._pass and not self._take:
+            self._head = data[pos:]
+        if len(out) == 1:
+            return self.inner.feed_data(out[0]) if out[0] else (False, b"")
+        joined = b"".join(out)
+        return self.inner.feed_data(joined) if joined else (False, b"")
+
+    def _end_frame(self, out: list[bytes]) -> None:
+        frame = self._frame
+        if self._mask:
+            frame = bytearray(_unmask(self._mask, frame))
+        msg = self._msg
+        assert msg is not None
+        msg += frame[: max(0, self._cap - len(msg))]
+        self._frame = bytearray()
+        if not self._fin:
+            return
+        self._msg = None
+        payload = bytes(msg)
+        self.messages += 1
+        if self._size > self.limit:
+            if self._opcode == _TEXT:  # cut where a character ends
+                payload = payload.decode("utf-8", "ignore").encode()
+            self.cut.append((self.messages, self._size))
+        n = len(payload)
+        if n < 126:
+            head = bytes((0x80 | self._opcode, n))
+        elif n < 65536:
+            head = bytes((0x80 | self._opcode, 126)) + n.to_bytes(2, "big")
+        else:
+            head = bytes((0x80 | self._opcode, 127)) + n.to_bytes(8, "big")
+        out.append(head + payload)
+
+
+def _unmask(mask: bytes, data: bytearray) -> bytes:
+    n = len(data)
+    if not n:
+        return b""
+    key = (mask * (n // 4 + 1))[:n]
+    return (int.from_bytes(data, "big") ^ int.from_bytes(key, "big")).to_bytes(n, "big")
 
 
 class _Closed(Exception):
@@ -54,10 +261,14 @@ class _Closed(Exception):
 
 
 class _Reader:
-    """Reads one websocket's messages; ends it after ``timeout`` seconds of silence."""
+    """Reads one websocket's messages; ends it after ``timeout`` seconds of silence. A message
+    the gate cut is read as :class:`~adapters.bridge.packets.OversizedText` (text) or
+    ``b""`` (binary)."""
 
     def __init__(self, ws: web.WebSocketResponse, timeout: float, limit: int) -> None:
         self.ws, self.timeout, self.limit = ws, timeout, limit
+        self.gate: _Gate | None = getattr(ws, "gate", None)
+        self.seen = 0  # data messages read
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
         self.waiting_since: float | None = None
@@ -86,7 +297,13 @@ class _Reader:
         data = msg.data
         if not isinstance(data, str | bytes):
             raise _Closed(f"websocket {msg.type.name.lower()}")
-        if len(data) > self.limit:
+        gate = self.gate
+        if gate is not None:
+            self.seen += 1
+            if gate.cut and gate.cut[0][0] == self.seen:
+                size = gate.cut.popleft()[1]
+                return OversizedText(data, size) if isinstance(data, str) else b""
+        elif len(data) > self.limit:
             raise _Closed("packet is too large")
         return data
 
@@ -103,13 +320,13 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
         if s.connected:  # on long-polling until now: the probe, then the upgrade
             s.upgrading = True  # holds the polling transport's sends meanwhile
             try:
-                probe = packet.Packet(encoded_packet=await reader.read())
+                probe = decode(await reader.read())
                 if probe.packet_type != packet.PING or probe.data != "probe":
                     log.debug("%s: failed websocket upgrade, no probe", s.sid)
                     return
                 await ws.send_str(packet.Packet(packet.PONG, data="probe").encode())
                 await s.queue.put(packet.Packet(packet.NOOP))  # ends the open long-poll
-                if packet.Packet(encoded_packet=await reader.read()).packet_type != packet.UPGRADE:
+                if decode(await reader.read()).packet_type != packet.UPGRADE:
                     log.debug("%s: failed websocket upgrade, no UPGRADE packet", s.sid)
                     s.upgraded = False
                     return
@@ -125,12 +342,14 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
         writer = asyncio.create_task(_write(s, ws))
         while True:
             try:
-                pkt = packet.Packet(encoded_packet=await reader.read())
+                pkt = decode(await reader.read())
             except _Closed as e:
                 log.debug("%s: websocket ends: %s", s.sid, e)
                 break
             except ValueError as e:  # not engine.io (engineio's own loop would crash here)
-                log.info("A client sent a malformed packet (%s); its connection is closed.", e)
+                bad_input(server).warn(
+                    "A client sent a malformed packet (%s); its connection is closed.", e
+                )
                 break
             except asyncio.CancelledError:  # the server stops: close as engineio does
                 break
@@ -148,6 +367,38 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
             await s.queue.put(None)  # the writer's end
             await writer
             await s.close(wait=False, abort=True, reason=server.reason.TRANSPORT_CLOSE)
+
+
+def decode(message: str | bytes) -> packet.Packet:
+    """The engine.io packet a client's message is; ValueError if it is none. (engineio's own
+    decoder tries the text of every message as JSON: work for nothing, and a RecursionError
+    for text nested a few thousand levels deep.)"""
+    if isinstance(message, bytes):
+        return packet.Packet(packet.MESSAGE, data=message)
+    kind = message[:1]
+    if kind == "4":
+        data = message[1:]
+        if isinstance(message, OversizedText):
+            data = OversizedText(data, message.size - 1)  # the socket.io packet's size
+        return packet.Packet(packet.MESSAGE, data=data)
+    if isinstance(message, OversizedText):
+        raise ValueError(f"{message.size} bytes of engine.io packet type {kind!r}")
+    if kind == "b":  # binary data in base64 (long-polling)
+        return packet.Packet(packet.MESSAGE, data=base64.b64decode(message[1:], validate=True))
+    if kind in _CONTROL:
+        return packet.Packet(int(kind), data=message[1:])
+    raise ValueError(f"no engine.io packet type {kind!r}" if kind else "an empty message")
+
+
+_CONTROL = frozenset("12356")  # the packet types a client sends besides MESSAGE
+
+
+def bad_input(server: Any) -> BadInput:
+    """The server's rate-limited log of bad client input (see :func:`install`)."""
+    found = getattr(server, "bad_input", None)
+    if not isinstance(found, BadInput):
+        found = server.bad_input = BadInput()
+    return found
 
 
 async def _write(s: AsyncSocket, ws: web.WebSocketResponse) -> None:

@@ -37,10 +37,11 @@ def scene(tokens: dict[str, tuple[int, int]] | None = None, id: str = "snap-1") 
 
 class TableClient:
     """A MiniTable companion client: records every command and acks it (``ack=False``: a
-    client that receives commands but never gets to apply them)."""
+    client that receives commands but never gets to apply them). ``sio``: options of its
+    python-socketio client (``http_session``: one bound to another local address...)."""
 
-    def __init__(self, *, ack: bool = True) -> None:
-        self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+    def __init__(self, *, ack: bool = True, **sio: Any) -> None:
+        self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False, **sio)
         self.commands: list[dict[str, Any]] = []
         self.ack = ack
         self._got = asyncio.Event()

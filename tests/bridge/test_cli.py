@@ -91,7 +91,8 @@ def test_help_explains_each_option(capsys):
         main(["serve", "--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    for opt in ("--host", "--port", "--db", "--script", "--max-payload", "--rate", "--durability"):
+    for opt in ("--host", "--port", "--db", "--script", "--max-payload", "--rate", "--durability",
+                "--world-rate", "--world-burst"):  # fmt: skip
         assert opt in out
     assert "(default: [])" not in out
 

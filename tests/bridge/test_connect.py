@@ -60,6 +60,11 @@ async def test_polling_transport_works_too(db, worlds, transport):
             "Protocol version 2",
         ),
         ({"world": "table1", "key": "vtt_gm_x"}, "bad_auth", "client"),
+        (
+            {"world": "table1", "key": "k", "client": CLIENT, "protocol": [1]},
+            "unsupported_protocol",
+            "[1]",
+        ),
         ({"world": "table1", "key": "k", "client": CLIENT, "last_seq": -1}, "bad_auth", "last_seq"),
     ],
 )

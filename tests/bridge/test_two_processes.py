@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -184,3 +185,36 @@ async def test_ctrl_c_reaches_both_and_stops_them_cleanly(db, keys, processes, u
     assert code == 0, "".join(out)
     assert await gone(engine, timeout=10)
     await printed(out, "Bridge stopped; every world is saved.")
+
+
+async def test_packets_and_keys_through_two_processes(db, keys):
+    gm_key, _ = keys
+    proc, url = await start_serve(db, "--processes", "2")
+    gm = TableClient()
+    try:
+        await gm.connect(url, "table1", gm_key)
+        # the socket process refuses what is no event before it reaches the engine
+        assert (await gm.send("disconnect", {"id": "r1"}))["error"]["code"] == "reserved_event"
+        assert (await gm.send("noop", {"id": "n1"}))["ok"]
+        # a key reset by the CLI: the engine sees it, and the socket process closes the GM
+        await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "adapters.bridge", "world", "reset-key", "table1",
+             "--db", str(db)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        async with asyncio.timeout(10):
+            while gm.sio.connected:
+                await asyncio.sleep(0.05)
+        _, data = await refused(url, {"world": "table1", "key": gm_key, "client": CLIENT})
+        assert data["code"] == "wrong_key"
+        # wrong attempts are counted by the client's address, which the socket process passes:
+        # that one and 9 more are let through, the 11th is not
+        for i in range(9):
+            _, data = await refused(url, {"world": f"w{i}", "key": "k", "client": CLIENT})
+            assert data["code"] == "unknown_world"
+        _, data = await refused(url, {"world": "w9", "key": "k", "client": CLIENT})
+        assert data["code"] == "too_many_attempts"
+    finally:
+        await gm.close()
+        assert stop(proc) == 0

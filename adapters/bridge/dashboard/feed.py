@@ -43,7 +43,7 @@ from adapters.bridge.dashboard.view import (
     log_lines,
 )
 from adapters.bridge.protocol import ErrorCode, ack_error
-from adapters.bridge.server import Refused, TokenBucket, _validation_ack
+from adapters.bridge.server import Refused, TokenBucket, _validation_ack, client_address
 from adapters.bridge.world import Ack, WorldHost
 from sdk.effects import EFFECTS_ADAPTER
 from sdk.events import PromptAnswered
@@ -111,7 +111,7 @@ class Backend(Protocol):
     """What :class:`DashboardNamespace` needs: the feed itself, or (socket process) a proxy
     that asks the engine."""
 
-    async def connect(self, sid: str, auth: Any) -> dict[str, Any] | None: ...
+    async def connect(self, sid: str, auth: Any, address: str) -> dict[str, Any] | None: ...
 
     async def disconnect(self, sid: str) -> None: ...
 
@@ -125,8 +125,9 @@ class DashboardNamespace(socketio.AsyncNamespace):
 
     async def trigger_event(self, event: str, *args: Any) -> Any:
         if event == "connect":
-            sid, _environ, *rest = args
-            refused = await self.backend.connect(sid, rest[0] if rest else None)
+            sid, environ, *rest = args
+            auth = rest[0] if rest else None
+            refused = await self.backend.connect(sid, auth, client_address(environ))
             if refused is not None:
                 raise socketio.exceptions.ConnectionRefusedError(
                     refused["message"], refused["data"]
@@ -146,6 +147,8 @@ class _Viewer:
     world: str
     role: str
     bucket: TokenBucket
+    verifier: str = ""
+    """The stored key hash the page's key matched (a key reset closes the page)."""
 
 
 @dataclass(eq=False)
@@ -190,10 +193,10 @@ class DashboardFeed:
         return DashboardNamespace(self)
 
     # -- connections ---------------------------------------------------------------------------
-    async def connect(self, sid: str, auth: Any) -> dict[str, Any] | None:
-        """Admit a page; returns None, or the refusal ``{message, data: {code}}``."""
+    async def connect(self, sid: str, auth: Any, address: str = "") -> dict[str, Any] | None:
+        """Admit a page from ``address``; returns None, or the refusal ``{message, data}``."""
         try:
-            _, host, role = await self.bridge.authenticate(auth)
+            _, host, role, verifier = await self.bridge.authenticate(auth, address)
         except Refused as r:
             world = auth.get("world") if isinstance(auth, dict) else None
             log.warning(
@@ -201,9 +204,10 @@ class DashboardFeed:
                 f" for world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            return {"message": r.message, "data": {"code": r.code}}
+            return {"message": r.message, "data": r.data}
         cfg = self.bridge.config
-        self.viewers[sid] = _Viewer(sid, host.name, role, TokenBucket(cfg.rate, cfg.burst))
+        bucket = TokenBucket(cfg.rate, cfg.burst)
+        self.viewers[sid] = _Viewer(sid, host.name, role, bucket, verifier)
         w = self.watched.get(host.name)
         if w is None or w.host is not host:
             w = self._watch(host)

@@ -1,0 +1,76 @@
+"""engineio's long-polling POST (a client's packets), read as a stream.
+
+python-engineio (4.x) refuses a POST body over ``max_http_buffer_size`` by ending the
+connection (the client sees only "connection lost"), and reads the body with one
+``read(length)``, which on aiohttp returns what has arrived so far: a large body is cut short
+and its last packet ends up malformed. :func:`handle_post_request` reads the body as it
+arrives, split into its packets (``\\x1e`` between them): a packet up to ``limit`` bytes is
+handled whole; of a larger one only the first ``packets.KEEP`` bytes are kept, the rest
+dropped unread, so the socket.io layer can still answer it (``payload_too_large``).
+:func:`install` puts it on each new engine.io socket (:class:`~adapters.bridge.packets.
+SocketServer` does, as a connection opens).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from functools import partial
+from typing import Any
+
+import engineio
+from engineio.async_socket import AsyncSocket
+
+from adapters.bridge.packets import KEEP, OversizedText, close_connection
+from adapters.bridge.websocket import bad_input, decode
+
+SEPARATOR = 0x1E
+
+
+def install(sock: AsyncSocket, limit: int) -> None:
+    """Read ``sock``'s long-polling POSTs with :func:`handle_post_request`."""
+    sock.handle_post_request = partial(handle_post_request, sock, limit)  # type: ignore[method-assign]
+
+
+async def handle_post_request(sock: AsyncSocket, limit: int, environ: dict[str, Any]) -> None:
+    """engineio's ``AsyncSocket.handle_post_request``, streaming (see the module docstring)."""
+    body = environ["wsgi.input"]  # aiohttp's request.content
+    buf = bytearray()
+    size = 0
+    async for chunk in body.iter_any():
+        start = 0
+        while True:
+            end = chunk.find(SEPARATOR, start)
+            part = chunk[start:] if end < 0 else chunk[start:end]
+            cap = KEEP if size + len(part) > limit else limit + 1
+            if size + len(part) > limit and len(buf) > KEEP:
+                del buf[KEEP:]
+            if len(buf) < cap:
+                buf += part[: cap - len(buf)]
+            size += len(part)
+            if end < 0:
+                break
+            if not await _receive(sock, buf, size, limit):
+                return
+            buf, size = bytearray(), 0
+            start = end + 1
+    if size or buf:
+        await _receive(sock, buf, size, limit)
+
+
+async def _receive(sock: AsyncSocket, buf: bytearray, size: int, limit: int) -> bool:
+    """Hand one packet to the socket; False if it ended the connection."""
+    try:
+        if size > limit:
+            message: str = OversizedText(buf.decode("utf-8", "ignore"), size)
+        else:
+            message = buf.decode("utf-8")
+        pkt = decode(message)
+    except ValueError as e:  # UnicodeDecodeError included
+        bad_input(sock.server).warn(
+            "A client sent a malformed packet (%s); its connection is closed.", e
+        )
+        await close_connection(sock)
+        return False
+    with contextlib.suppress(engineio.exceptions.UnknownPacketError):  # as engineio does
+        await sock.receive(pkt)
+    return not (sock.closed or sock.closing)
