@@ -14,7 +14,7 @@ def ability_modifier(score: int) -> int:
 
 
 class Character(BaseModel):
-    model_config = ConfigDict(validate_assignment=True)
+    model_config = ConfigDict(validate_assignment=True, allow_inf_nan=False)
 
     id: str
     name: str = ""

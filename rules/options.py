@@ -16,7 +16,7 @@ DEFAULT_MFD_LADDER = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     system: Literal["spycraft", "foe"] = "spycraft"
     """Which rule system the world plays: Spycraft 2.0 or Fallout: Equestria."""

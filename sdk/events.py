@@ -89,6 +89,9 @@ class SceneData(BaseModel):
     id: str
     name: str = ""
     grid: Grid = Field(default_factory=Grid)
+    extent: tuple[float, float] | None = None
+    """The canvas's width and height in VTT px, where the VTT says (positions run from 0 to
+    these); adapters refuse positions past them."""
 
 
 class CombatData(BaseModel):

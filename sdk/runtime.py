@@ -769,7 +769,8 @@ class WorldRuntime:
 
     def _ingest_snapshot(self, ev: SceneSnapshot) -> None:
         w = self.world
-        w.set_scene(Scene(id=ev.scene.id, name=ev.scene.name, grid=ev.scene.grid))
+        s = ev.scene
+        w.set_scene(Scene(id=s.id, name=s.name, grid=s.grid, extent=s.extent))
         for p in ev.players:
             w.players[p.id] = p
         for a in ev.actors:

@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from adapters.base import Adapter, Command, Inbound, TranslationError
-from adapters.bridge.protocol import ErrorCode, ack_error
+from adapters.bridge.protocol import ErrorCode, ack_error, validation_ack
 from adapters.bridge.store import LogWriter, Store, StoreError
 from sdk.clock import Handle, SystemClock
 from sdk.errors import EventRejected
@@ -445,9 +445,7 @@ class WorldHost:
         except TranslationError as e:
             return ack_error(e.code, e.message, e.path), False
         except ValidationError as e:  # the adapter built a domain event from bad values
-            err = e.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"]) or None
-            return ack_error(ErrorCode.WRONG_TYPE, f"{loc}: {err['msg']}", loc), False
+            return validation_ack(e), False
         self._job = job
         try:
             for i, ev in enumerate(events):

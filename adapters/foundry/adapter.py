@@ -21,7 +21,14 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from adapters.base import Adapter, Command, Inbound, TranslationError
+from adapters.base import (
+    Adapter,
+    Command,
+    Inbound,
+    TranslationError,
+    check_on_canvas,
+    scene_extent,
+)
 from rules.geometry import Cell, Grid
 from sdk import effects as fx
 from sdk import events as ev
@@ -145,8 +152,11 @@ class FoundryAdapter(Adapter):
         size = p.scene.grid.size
         gms = {u.id for u in p.users if u.vtt_role == "gm"}
         actors = {a.id: a for a in p.actors}
+        dims = p.scene.dimensions
+        extent = (dims.width, dims.height) if dims is not None else None
         tokens = []
         for i, t in enumerate(p.tokens):
+            check_on_canvas(extent, t.x, t.y, f"tokens.{i}.", ("x", "y"))
             actor = actors.get(t.actorId or "")
             owners = [u for u in actor.owners() if u not in gms] if actor else []
             stats = map_actor(t.delta, p.systemId) if t.delta and not t.actorLink else {}
@@ -177,6 +187,7 @@ class FoundryAdapter(Adapter):
                 id=p.scene.id,
                 name=p.scene.name,
                 grid=Grid(distance=p.scene.grid.distance, units=p.scene.grid.units, pixels=size),
+                extent=extent,
             ),
             tokens=tokens,
             combat=_combat_data(p.combat) if p.combat else None,
@@ -242,6 +253,9 @@ class FoundryAdapter(Adapter):
         attempt: bool = False,
     ) -> ev.TokenMoved:
         tok = p.token
+        extent = scene_extent(world, p.sceneId)
+        if extent is not None:
+            _on_canvas(extent, p, attempt)
         if attempt:  # ``token`` is the document before the move, ``changes`` the move
             start = token_cell(tok, size)
             end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
@@ -466,6 +480,19 @@ class FoundryAdapter(Adapter):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _on_canvas(extent: tuple[float, float], p: UpdateToken, attempt: bool) -> None:
+    """Every position of a move on the scene's canvas (the models already bound them)."""
+    tok = p.token
+    check_on_canvas(extent, tok.x, tok.y, "token.", ("x", "y"))
+    if attempt:
+        ch = p.changes
+        check_on_canvas(extent, ch.get("x", tok.x), ch.get("y", tok.y), "changes.", ("x", "y"))
+    if p.origin is not None:
+        check_on_canvas(extent, p.origin.x, p.origin.y, "origin.", ("x", "y"))
+    for i, w in enumerate(p.waypoints):
+        check_on_canvas(extent, w.x, w.y, f"waypoints.{i}.", ("x", "y"))
 
 
 def _token_ref(token: str, world: Any) -> dict[str, Any]:

@@ -128,7 +128,7 @@ def delay(cmd: ChatCommand, ctx: Context) -> None:
     if len(args) != 1:
         raise UsageError()
     actor = actor_of(cmd, ctx)
-    ctx.rule(rules_enc.delay, actor, parse_int(args[0], "Steps"))
+    ctx.rule(rules_enc.delay, actor, parse_int(args[0], "Steps", 1, 1000))
 
 
 @script.command(
