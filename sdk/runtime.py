@@ -112,6 +112,8 @@ JournalCallback = Callable[[Event, list[Effect]], Awaitable[None] | None]
 EffectsCallback = Callable[[list[Effect]], Awaitable[None] | None]
 
 SNAPSHOT_FORMAT = 1
+MAX_MOVE_CELLS = 10_000
+"""Cells one move may cross, its waypoints included."""
 
 
 class _SnapshotDoc(BaseModel):
@@ -666,9 +668,11 @@ class WorldRuntime:
     def _validate(self, ev: BaseEvent) -> None:
         w = self.world
         match ev:
+            case TokenMoved():
+                self._need_token(ev.token)
+                _check_move_length(ev, w.tokens[ev.token].cell)
             case (
-                TokenMoved()
-                | TokenRemoved()
+                TokenRemoved()
                 | DamageDealt()
                 | InitiativeChanged()
                 | CombatantRemoved()
@@ -1660,6 +1664,21 @@ def _without(items: list[Any], item: Any) -> list[Any]:
     out = list(items)
     out.remove(item)
     return out
+
+
+def _check_move_length(ev: TokenMoved, cell: Cell) -> None:
+    """A move crossing more than :data:`MAX_MOVE_CELLS` cells is refused: its triggers would
+    walk every cell of it (a hostile payload's far-away waypoints)."""
+    total, last = 0, ev.from_cell or cell
+    for c in (*ev.path, ev.to_cell):
+        total += max(abs(c.x - last.x), abs(c.y - last.y))
+        last = c
+    if total > MAX_MOVE_CELLS:
+        raise EventRejected(
+            "move_too_long",
+            f"The move crosses {total} cells; at most {MAX_MOVE_CELLS} are accepted.",
+            path="path" if ev.path else "to_cell",
+        )
 
 
 async def _call_quietly(cb: Callable[..., Any], *args: Any) -> None:
