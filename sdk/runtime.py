@@ -103,6 +103,7 @@ from sdk.script import (
     positional_count,
 )
 from sdk.triggers import SPEC_ADAPTER, Trigger, TriggerIndex
+from sdk.watchdog import Guard, watchdog
 from sdk.world import Actor, Prompt, Scene, Watch, World, WorldSettings, check_stats
 
 log = logging.getLogger(__name__)
@@ -226,6 +227,9 @@ class WorldRuntime:
         self.roller: Roller = roller or Roller()
         self.clock: Clock = clock or SystemClock()
         self.reload_interval = reload_interval
+        self.on_overrun: Callable[[Guard], None] | None = None
+        """Called from the watchdog's thread when a plain script callback runs past its budget
+        (the world's thread is still inside it): the bridge marks the event suspect."""
 
         self._queue: asyncio.Queue[tuple[Any, asyncio.Future[Any] | None]] | None = None
         self._lock = asyncio.Lock()
@@ -671,12 +675,7 @@ class WorldRuntime:
             case TokenMoved():
                 self._need_token(ev.token)
                 _check_move_length(ev, w.tokens[ev.token].cell)
-            case (
-                TokenRemoved()
-                | DamageDealt()
-                | InitiativeChanged()
-                | CombatantRemoved()
-            ):
+            case TokenRemoved() | DamageDealt() | InitiativeChanged() | CombatantRemoved():
                 self._need_token(ev.token)
             case TokenUpdated():
                 self._need_token(ev.token)
@@ -937,16 +936,23 @@ class WorldRuntime:
         await self._invoke(handler, (ev, ctx))
 
     def _check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
-        """Run a predicate; one that raises counts as false and is reported."""
-        try:
-            if not extra:  # the arity decides nothing with a single argument
-                return bool(pred(ev))
+        """Run a predicate; one that raises or overruns counts as false and is reported."""
+        if extra:  # the arity decides nothing with a single argument
             args = (ev, *extra)
-            n = positional_count(pred)
-            return bool(pred(*args[: max(1, min(n, len(args)))]))
-        except Exception as e:
-            self._report_error(reg, e)
-            return False
+            args = args[: max(1, min(positional_count(pred), len(args)))]
+        else:
+            args = (ev,)
+        if reg.script.trusted:
+            try:
+                return bool(pred(*args))
+            except Exception as e:
+                self._report_error(reg, e)
+                return False
+        result: list[bool] = []
+        guard = self._guarded(reg, lambda: result.append(bool(pred(*args))))
+        if guard.error is not None:
+            self._report_error(reg, guard.error)
+        return bool(result) and result[0] and not guard.interrupted
 
     # -- commands --------------------------------------------------------------------------
     async def _run_command(self, cmd: ChatCommand, consumed: bool) -> None:
@@ -982,22 +988,42 @@ class WorldRuntime:
         self._call(reg, args, command)
 
     def _call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> None:
-        """Run a plain (not async) callback: its errors and its time past the budget are
-        reported, never raised."""
+        """Run a plain (not async) callback: its errors are reported, never raised; past its
+        budget the watchdog stops it (built-ins are trusted and run bare)."""
         call_args = args[: reg.nargs] if reg.nargs < len(args) else args
-        t0 = time.perf_counter()
-        try:
-            reg.fn(*call_args)
-        except Exception as e:
-            self._callback_failed(reg, e, command)
-        elapsed = time.perf_counter() - t0
-        if elapsed > self.world.settings.script_budget:
-            self._report(
-                reg,
-                f"took {elapsed:.1f} s, past its {self._budget_text()} budget",
-                reg.file,
-                reg.line,
+        if reg.script.trusted:
+            try:
+                reg.fn(*call_args)
+            except Exception as e:
+                self._callback_failed(reg, e, command)
+            return
+        guard = self._guarded(reg, reg.fn, call_args)
+        if guard.error is not None:
+            self._callback_failed(reg, guard.error, command)
+        if guard.interrupted and command is not None and (command.player or "gm") != "gm":
+            self._emit(
+                PostChat(
+                    text=f"!{command.name} took too long and was stopped; the GM has been told.",
+                    whisper_to=command.player,
+                )
             )
+
+    def _guarded(
+        self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()
+    ) -> Guard:
+        """``fn(*args)`` under the watchdog; an overrun is reported where it was running."""
+        guard = watchdog().call(
+            fn, args, self.world.settings.script_budget, (reg.file, reg.script.file or ""),
+            self.on_overrun,
+        )  # fmt: skip
+        if guard.overran or guard.elapsed > self.world.settings.script_budget:
+            file, line = guard.where or (reg.file, reg.line)
+            if guard.interrupted:
+                what = f"ran past its {self._budget_text()} budget and was stopped"
+            else:  # report-only (not the main thread), or it ended before the watchdog looked
+                what = f"took {guard.elapsed:.1f} s, past its {self._budget_text()} budget"
+            self._report(reg, what, file, line)
+        return guard
 
     async def _run_async(
         self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None
