@@ -36,6 +36,9 @@ class ErrorCode:
     RATE_LIMITED = "rate_limited"
     READ_ONLY = "read_only"
     BUSY = "busy"
+    QUARANTINED = "quarantined"
+    """An event that hung the server (a script ran past its budget during it) before the
+    server was restarted: it is never run again."""
     SHUTTING_DOWN = "shutting_down"
     INTERNAL = "internal"
     # adapters and the runtime raise their own codes too ("unknown_token", rule codes...)
