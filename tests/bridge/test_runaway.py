@@ -8,6 +8,7 @@ import asyncio
 import json
 import signal
 import sqlite3
+import subprocess
 import urllib.request
 from pathlib import Path
 
@@ -38,6 +39,17 @@ def stuck(event, ctx):
         except BaseException:
             pass
 """
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, and a clean exit; a server still hung is killed (and the test fails)."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        assert proc.wait(15) == 0
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+        raise AssertionError("the server did not stop: it is hung") from None
 
 
 def healthz(url: str) -> dict:
@@ -88,8 +100,7 @@ async def test_a_busy_loop_is_stopped_and_the_server_keeps_answering(tmp_path: P
     finally:
         for c in clients:
             await c.close()
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(15) == 0
+        stop(proc)
 
 
 def suspects(db: Path) -> list[tuple]:
@@ -141,5 +152,4 @@ async def test_an_event_that_hung_the_server_is_quarantined_after_a_restart(tmp_
         ]
         await back.close()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(15) == 0
+        stop(proc)
