@@ -237,6 +237,10 @@ class TurnStarted(BaseEvent):
     token: str | None = None
     round: int | None = None
     ic: int | None = None
+    skipped: str | None = None
+    """The VTT gave the turn to this combatant, whose token is not in the world (it left the
+    scene): ``token`` is None, the rules move on to the next in their order and the GM is
+    told."""
 
 
 class InitiativeChanged(BaseEvent):

@@ -382,6 +382,11 @@ class WorldRuntime:
             raise RuntimeError(f"world {self.world_id} is not running; await start() first")
         return await self._handle(parse_event(event))
 
+    def check(self, event: Event | BaseEvent | Mapping[str, Any]) -> None:
+        """Raise :class:`EventRejected` if :meth:`process` would refuse ``event`` now; change
+        nothing. A host checks every part of a payload this way before it applies any."""
+        self._validate(parse_event(event))
+
     def add_journal(self, callback: JournalCallback) -> Callable[[], None]:
         """Call ``callback(event, effects)`` after every processed event (also those the
         runtime makes itself: prompt timeouts, ``wait_for`` timeouts), awaited when async,

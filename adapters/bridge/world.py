@@ -496,6 +496,13 @@ class WorldHost:
             return ack_error(e.code, e.message, e.path), False
         except ValidationError as e:  # the adapter built a domain event from bad values
             return validation_ack(e), False
+        if len(events) > 1:  # all or nothing: every part checked before any is applied
+            for i, ev in enumerate(events):
+                try:
+                    self.runtime.check(ev)
+                except EventRejected as e:
+                    msg = f"{e.message} (part {i + 1} of {len(events)}; none was applied.)"
+                    return ack_error(e.code, msg, e.path), False
         self._job = job
         try:
             for i, ev in enumerate(events):
@@ -506,7 +513,8 @@ class WorldHost:
                 except EventRejected as e:
                     if not i:
                         return ack_error(e.code, e.message, e.path), False
-                    # earlier events of this payload stay applied: say so
+                    # a part that only an earlier part made invalid (the parts were checked
+                    # together against the world before): the earlier ones stay, say so
                     msg = f"{e.message} ({i} of {len(events)} parts of this event were applied.)"
                     job.last_seq = job.last_seq or self.seq
                     return ack_error(e.code, msg, e.path), True

@@ -316,7 +316,7 @@ class FoundryAdapter(Adapter):
                     initiative={k: v for k, v in data.initiative.items() if v is not None},
                 )
             ]
-        return _turn_events(p.id, combat, combat.round, combat.current(), prior_round)
+        return _turn_events(p.id, combat, combat.round, combat.current(), prior_round, world)
 
     def _in_combatTurnChange(self, p: CombatTurnChange, world: Any) -> list[Event]:
         cur = p.current
@@ -326,9 +326,12 @@ class FoundryAdapter(Adapter):
             combatant = order[cur.turn] if 0 <= cur.turn < len(order) else None
         rnd = cur.round if cur.round is not None else p.combat.round
         prior_round = p.prior.round if p.prior else None
-        events = _turn_events(p.id, p.combat, rnd, combatant, prior_round)
+        events = _turn_events(p.id, p.combat, rnd, combatant, prior_round, world)
         if combatant is None and cur.tokenId and events:
-            events[-1] = events[-1].model_copy(update={"token": cur.tokenId})
+            update: dict[str, Any] = {"token": cur.tokenId}
+            if not _on_scene(world, cur.tokenId):
+                update = {"token": None, "skipped": cur.tokenId}
+            events[-1] = events[-1].model_copy(update=update)
         return events
 
     def _in_deleteCombat(self, p: DeleteCombat, world: Any) -> list[Event]:
@@ -540,19 +543,33 @@ def _turn_events(
     rnd: int,
     combatant: FCombatant | None,
     prior_round: int | None,
+    world: Any,
 ) -> list[Event]:
     out: list[Event] = []
     if prior_round is not None and rnd > prior_round:
         out.append(ev.RoundStarted(id=event_id, round=rnd))
+    token = combatant.tokenId if combatant else None
+    skipped = None
+    if token is not None and not _on_scene(world, token):
+        # the GM's tracker still lists a combatant whose token left the scene: not bad
+        # input, a turn the rules skip (and say so)
+        skipped, token = (combatant.name if combatant else None) or token, None
     out.append(
         ev.TurnStarted(
             id=event_id,
-            token=combatant.tokenId if combatant else None,
+            token=token,
             round=rnd,
             ic=ic_of(combatant.initiative) if combatant else None,
+            skipped=skipped,
         )
     )
     return out
+
+
+def _on_scene(world: Any, token: str) -> bool:
+    """Whether the world knows the token (a world that knows no tokens knows nothing yet)."""
+    tokens = _get(world, "tokens")
+    return not tokens or token in tokens
 
 
 DAMAGE_STATS = ("vitality", "wounds")

@@ -13,7 +13,6 @@ CI runs a seeded subset; ``VTTBRIDGE_FUZZ_EXAMPLES=10000`` runs the full batch (
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import logging
@@ -26,82 +25,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import socketio
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.foundry import FoundryAdapter
-from adapters.roll20 import Roll20Adapter
+from adapters.bridge.server import Bridge
+from tests.bridge.vtts import BIG, NAMESPACES, WORLDS, Client, fingerprint, serve_vtts
 
 log = logging.getLogger(__name__)
-ROOT = Path(__file__).resolve().parents[2]
-FOUNDRY = ROOT / "tests" / "adapters" / "foundry" / "fixtures"
-ROLL20 = ROOT / "tests" / "adapters" / "roll20" / "fixtures"
 EXAMPLES = int(os.environ.get("VTTBRIDGE_FUZZ_EXAMPLES", "150"))
 SEED = int(os.environ.get("VTTBRIDGE_FUZZ_SEED", "16"))
-BIG = "__BIG_LITERAL__"
-"""Stands for ``1e400`` in a payload: python-socketio cannot encode that literal, so the case
-is sent as hand-written packet text with the marker replaced."""
 
-
-def _load(folder: Path, name: str) -> dict[str, Any]:
-    return json.loads((folder / name).read_text())
-
-
-def foundry_payloads() -> dict[str, dict[str, Any]]:
-    snap = _load(FOUNDRY, "snapshot.json")
-    combat = snap["combat"]
-    kevin = combat["combatants"][0]
-    return {
-        "snapshot": snap,
-        "updateToken": _load(FOUNDRY, "updateToken.json"),
-        "preUpdateToken": _load(FOUNDRY, "preUpdateToken.json"),
-        "createChatMessage": _load(FOUNDRY, "createChatMessage-command.json"),
-        "updateCombat": _load(FOUNDRY, "updateCombat.json"),
-        "combatTurnChange": {
-            "id": "t",
-            "combat": combat,
-            "prior": {"round": 1, "turn": 0},
-            "current": {"round": 2, "turn": 0, "combatantId": kevin["_id"]},
-        },
-        "deleteCombat": {"id": "t", "combat": combat},
-        "createCombatant": _load(FOUNDRY, "createCombatant.json"),
-        "updateCombatant": {
-            "id": "t",
-            "combatant": kevin | {"initiative": 12},
-            "changes": {"initiative": 12},
-        },
-        "deleteCombatant": {"id": "t", "combatant": kevin},
-        "updateActor": _load(FOUNDRY, "updateActor.json"),
-    }
-
-
-def roll20_payloads() -> dict[str, dict[str, Any]]:
-    change = _load(ROLL20, "change-graphic.json")
-    page = _load(ROLL20, "page.json")
-    kevin = {"_id": "-OTokPC01", "_pageid": page["_id"], "name": "Kevin", "left": 175, "top": 175}
-    return {
-        "snapshot": {
-            "id": "t",
-            "page": page,
-            "graphics": [change["prev"] | {"name": "Goblin 1"}, kevin],
-            "players": [{"_id": "-OPlayGM", "_displayname": "Dana", "isGM": True}],
-            "characters": [{"_id": "-OCharGob", "name": "Goblin", "stats": {"move": 30}}],
-        },
-        "change:graphic": change | {"page": page},
-        "add:graphic": {"id": "t", "obj": kevin | {"_id": "-OTokNew", "left": 245}, "page": page},
-        "destroy:graphic": {"id": "t", "obj": {"_id": "-OTokGob1"}},
-        "change:campaign:turnorder": _load(ROLL20, "change-turnorder.json"),
-        "chat:message": _load(ROLL20, "chat-api.json") | {"playerIsGM": True},
-        "change:attribute": {
-            "id": "t",
-            "obj": {"_id": "a1", "_characterid": "-OCharGob", "name": "move", "current": "35"},
-        },
-    }
-
-
-NAMESPACES = {"/foundry": foundry_payloads(), "/roll20": roll20_payloads()}
 
 NUMBERS = ["-1e999", "1e999", "nan", "NaN", "inf", "-inf", "1e300", "-5", "0", "3.5",
            "99999999999999999999999", "1e-320", "0x10", "1_000", "½", "٣"]  # fmt: skip
@@ -186,66 +119,15 @@ def cases(draw: st.DrawFn) -> tuple[str, str, Any]:
     return ns, event, payload
 
 
-class Client:
-    def __init__(self, ns: str) -> None:
-        self.ns = ns
-        self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
-        self.commands: list[Any] = []
-
-        def on_command(msg: Any) -> dict[str, bool]:
-            self.commands.append(msg)
-            return {"ok": True}
-
-        self.sio.on("command", on_command, namespace=ns)
-
-    async def send(self, event: str, payload: Any) -> Any:
-        if not _contains(payload, BIG):
-            return await self.sio.call(event, payload, namespace=self.ns, timeout=10)
-        text = json.dumps([event, payload]).replace(f'"{BIG}"', "1e400")
-        fut = asyncio.get_running_loop().create_future()
-        ack_id = self.sio._generate_ack_id(self.ns, lambda *a: fut.set_result(a[0] if a else None))
-        await self.sio.eio.send(f"2{self.ns},{ack_id}{text}")
-        return await asyncio.wait_for(fut, 10)
-
-
-def _contains(node: Any, marker: str) -> bool:
-    if node == marker:
-        return True
-    if isinstance(node, dict):
-        return any(_contains(v, marker) for v in node.values())
-    if isinstance(node, list):
-        return any(_contains(v, marker) for v in node)
-    return False
-
-
 NOT_FINITE = re.compile(r"(?<![\w.])-?(inf|nan|Infinity|NaN)(?![\w])")
-WORLDS = {"/foundry": ("fw", "foe"), "/roll20": ("rw", "spycraft")}
 
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[tuple[Bridge, dict[str, Client]]]:
-    db = tmp_path / "fuzz.sqlite3"
-    keys = {ns: create_world(db, w, {"system": system})[0] for ns, (w, system) in WORLDS.items()}
-    config = BridgeConfig(database=db, reload_scripts=False, rate=0, entry_point_scripts=False)
-    bridge = Bridge(config, adapters=[FoundryAdapter(), Roll20Adapter()])
-    port = await bridge.listen("127.0.0.1", 0)
-    clients = {}
-    for ns, (world, _) in WORLDS.items():
-        c = Client(ns)
-        auth = {"world": world, "key": keys[ns], "client": {"name": "fuzz", "version": "1"}}
-        await c.sio.connect(
-            f"http://127.0.0.1:{port}", namespaces=[ns], auth=auth, transports=["websocket"]
-        )
-        ack = await c.send("snapshot", NAMESPACES[ns]["snapshot"] | {"id": "snap-0"})
-        assert ack["ok"], ack
-        clients[ns] = c
-    yield bridge, clients
-    try:  # after the batch (hypothesis runs every case inside one use of this fixture)
+    async with serve_vtts(tmp_path) as (bridge, clients):
+        yield bridge, clients
+        # after the batch (hypothesis runs every case inside one use of this fixture)
         await _check_still_working(bridge, clients)
-    finally:
-        for c in clients.values():
-            await c.sio.disconnect()
-        await bridge.shutdown()
 
 
 async def _check_still_working(bridge: Bridge, clients: dict[str, Client]) -> None:
@@ -265,11 +147,6 @@ async def _check_still_working(bridge: Bridge, clients: dict[str, Client]) -> No
     if len(rss) >= 2:  # peak RSS after the first 50 cases against the end of the batch
         assert rss[-1] - rss[0] < 150, rss
     log.info("fuzz: %s", {k: v for k, v in _stats.items() if k != "rss"} | {"rss_mb": rss[-1:]})
-
-
-def fingerprint(bridge: Bridge, ns: str) -> tuple[int, str]:
-    host = bridge.worlds[WORLDS[ns][0]]
-    return host.seq, json.dumps(host.runtime.snapshot(), sort_keys=True)
 
 
 def rss_mb() -> float:
