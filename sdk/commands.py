@@ -75,7 +75,7 @@ def parse_value(text: str) -> Any:
 
 
 def _not_finite(text: str) -> Any:
-    raise UsageError(f"{text} is not a number a rule can use.")
+    raise UsageError(f"{text!r} is not a number a rule can use.")
 
 
 def _json_float(text: str) -> float:
