@@ -1034,7 +1034,8 @@ class WorldRuntime:
         self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None
     ) -> None:
         try:
-            await reg.fn(*args)
+            coro = reg.fn(*args)
+            await (coro if reg.script.trusted else _Stepped(self, reg, coro))
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -1618,6 +1619,49 @@ class WorldRuntime:
 # =================================================================================================
 # helpers
 # =================================================================================================
+class _Stepped:
+    """Awaits an async script callback one step at a time under the watchdog: a step that
+    never reaches an ``await`` (``while True: pass`` in an ``async def``) is stopped like a
+    plain callback. Also what ``_suspended_at`` walks through (``cr_await``)."""
+
+    __slots__ = ("coro", "reg", "rt")
+
+    def __init__(self, rt: WorldRuntime, reg: Registered, coro: Any) -> None:
+        self.rt, self.reg, self.coro = rt, reg, coro
+
+    def __await__(self) -> _Stepped:
+        return self
+
+    def __iter__(self) -> _Stepped:
+        return self
+
+    def __next__(self) -> Any:
+        return self._step(self.coro.send, None)
+
+    def send(self, value: Any) -> Any:
+        return self._step(self.coro.send, value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        return self._step(self.coro.throw, typ if val is None else val)
+
+    def close(self) -> None:
+        self.coro.close()
+
+    @property
+    def cr_await(self) -> Any:
+        return self.coro
+
+    def _step(self, fn: Callable[[Any], Any], arg: Any) -> Any:
+        out: list[Any] = []
+        guard = self.rt._guarded(self.reg, lambda: out.append(fn(arg)))
+        if guard.interrupted:  # reported; the callback ends there
+            self.coro.close()
+            raise StopIteration(None)
+        if guard.error is not None:
+            raise guard.error  # StopIteration: the callback returned
+        return out[0]
+
+
 @dataclass
 class _Call:
     """A callback queued to run after the current one (a choice handler), in the same step."""

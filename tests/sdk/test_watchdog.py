@@ -125,3 +125,24 @@ def test_an_interrupt_after_the_callback_returned_is_ignored():
         watchdog()._interrupt(0, None)
     except ScriptTimeout:  # pragma: no cover - the failure this test is for
         raise AssertionError("an interrupt escaped with nothing armed") from None
+
+
+ASYNC_BUSY = """\
+import asyncio
+@script.on(TokenMoved)
+async def spin(event, ctx):
+    await asyncio.sleep(0)
+    while True:
+        pass
+"""
+
+
+async def test_an_async_callback_that_never_awaits_again_is_stopped(tmp_path: Path):
+    src = script_file(tmp_path, ASYNC_BUSY)
+    async with WorldHarness(src, settings={"script_budget": 0.2}) as w:
+        await w.token("t")
+        out = await w.send(moved("t", 1, 1))
+        gm = w.chat_lines(out, whisper_to="gm")
+        assert any(("stuck.py:7" in g or "stuck.py:8" in g) and "stopped" in g for g in gm), gm
+        await w.send(TokenUpdated(token="t", name="Still here"))
+        assert w.world.tokens["t"].name == "Still here"
