@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from typing import Annotated, Any, Literal
 
@@ -39,8 +40,12 @@ def _as_str(v: Any) -> Any:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int | float):
-        return f"{v:g}" if isinstance(v, float) else str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError("must be text or a finite number")
+        return f"{v:g}"
+    if isinstance(v, int):
+        return str(v)
     return v
 
 

@@ -66,6 +66,7 @@ NAN, INF = math.nan, math.inf
         (R, "change:graphic", {"obj__left": 5000}, "off_scene", "obj.left"),  # page: 1750 px
         (R, "change:graphic", {"obj__lastmove": "525,9000"}, "off_scene", "obj.lastmove"),
         (R, "snapshot", {"page__scale_number": INF}, "out_of_range", "page.scale_number"),
+        (R, "chat:message", {"msg__playerid": NAN}, "wrong_type", "msg.playerid"),  # not "nan"
         (R, "snapshot", {"graphics__1__left": 99999}, "off_scene", "graphics.1.left"),
     ],
 )  # fmt: skip
