@@ -46,7 +46,7 @@ class Inbound(BaseModel):
     world (the bridge deduplicates on it). Unknown native fields are kept, not rejected, so a
     newer VTT version that adds fields keeps working."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     id: str = Field(min_length=1, max_length=128, description="Event id, unique per world.")
 
@@ -71,6 +71,29 @@ class TranslationError(Exception):
         self.code = code
         self.message = message
         self.path = path
+
+
+def scene_extent(world: Any, scene_id: str | None) -> tuple[float, float] | None:
+    """The canvas size (px) of a scene the world knows, or None."""
+    scenes = getattr(world, "scenes", None) or {}
+    scene = scenes.get(scene_id or getattr(world, "active_scene", None)) if scenes else None
+    return getattr(scene, "extent", None)
+
+
+def check_on_canvas(
+    extent: tuple[float, float] | None, x: float, y: float, path: str, axes: tuple[str, str]
+) -> None:
+    """Raise :class:`TranslationError` ``off_scene`` unless ``x, y`` (px, already finite and
+    within :data:`rules.numbers.MAX_PX` by the models) lie on a canvas of ``extent``."""
+    if extent is None:
+        return
+    for value, limit, axis in ((x, extent[0], axes[0]), (y, extent[1], axes[1])):
+        if value > limit:
+            raise TranslationError(
+                "off_scene",
+                f"{path}{axis} = {value:g} px is off the scene, which is {limit:g} px across.",
+                f"{path}{axis}",
+            )
 
 
 class Adapter(ABC):

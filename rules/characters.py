@@ -32,7 +32,7 @@ to the sheet."""
 
 
 class Character(BaseModel):
-    model_config = ConfigDict(validate_assignment=True)
+    model_config = ConfigDict(validate_assignment=True, allow_inf_nan=False)
 
     id: str
     name: str = ""

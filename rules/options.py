@@ -27,7 +27,7 @@ class FieldStats(BaseModel):
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     system: Literal["spycraft", "foe"] = "spycraft"
     """Which rule system the world plays: Spycraft 2.0 or Fallout: Equestria."""

@@ -6,9 +6,11 @@ All of them raise :class:`sdk.UsageError` on bad input, so the player gets the u
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rules.numbers import MAX_DISTANCE, MAX_NUMBER
 from sdk.errors import UsageError
 
 
@@ -52,11 +54,16 @@ def split_flags(
 
 def parse_value(text: str) -> Any:
     """A chat-typed value: JSON when it parses (``5``, ``true``, ``[1, 2]``), else the text;
-    ``a,b,c`` becomes a list."""
+    ``a,b,c`` becomes a list. A number that is not finite (``1e999``, ``NaN``) or beyond
+    :data:`rules.numbers.MAX_NUMBER` is a :class:`UsageError`."""
     try:
-        return json.loads(text)
+        value = json.loads(text, parse_constant=_not_finite, parse_float=_json_float)
     except ValueError:
         pass
+    else:
+        if isinstance(value, int) and not isinstance(value, bool):
+            _in_range(value, text, "A number", -MAX_NUMBER, MAX_NUMBER)
+        return value
     low = text.lower()
     if low in ("yes", "on"):
         return True
@@ -65,6 +72,17 @@ def parse_value(text: str) -> Any:
     if "," in text:
         return [parse_value(p.strip()) for p in text.split(",") if p.strip()]
     return text
+
+
+def _not_finite(text: str) -> Any:
+    raise UsageError(f"{text!r} is not a number a rule can use.")
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        _not_finite(text)
+    return _in_range(value, text, "A number", -MAX_NUMBER, MAX_NUMBER)
 
 
 def key_values(args: Iterable[str]) -> dict[str, Any]:
@@ -78,15 +96,33 @@ def key_values(args: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def parse_int(text: str, what: str) -> int:
+def parse_int(text: str, what: str, low: int = -MAX_NUMBER, high: int = MAX_NUMBER) -> int:
+    """A whole number from ``low`` to ``high``, else a :class:`UsageError` naming ``what``."""
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise UsageError(f"{what} must be a whole number, not {text!r}.") from None
+    return _in_range(value, text, what, low, high)
 
 
-def parse_float(text: str, what: str) -> float:
+def parse_float(text: str, what: str, low: float = -MAX_NUMBER, high: float = MAX_NUMBER) -> float:
+    """A finite number from ``low`` to ``high`` (a trailing ``ft`` is allowed), else a
+    :class:`UsageError` naming ``what``: ``inf``, ``nan`` and ``1e999`` never reach a rule."""
     try:
-        return float(text.removesuffix("ft").strip())
+        value = float(text.removesuffix("ft").strip())
     except ValueError:
         raise UsageError(f"{what} must be a number, not {text!r}.") from None
+    if not math.isfinite(value):
+        raise UsageError(f"{what} must be a finite number, not {text!r}.")
+    return _in_range(value, text, what, low, high)
+
+
+def parse_distance(text: str, what: str = "The distance") -> float:
+    """A distance in the grid's units: from 0 to :data:`rules.numbers.MAX_DISTANCE`."""
+    return parse_float(text, what, 0, MAX_DISTANCE)
+
+
+def _in_range(value: Any, text: str, what: str, low: float, high: float) -> Any:
+    if not low <= value <= high:
+        raise UsageError(f"{what} must be from {low:g} to {high:g}, not {text!r}.")
+    return value

@@ -92,6 +92,9 @@ class SceneData(BaseModel):
     id: str
     name: str = ""
     grid: Grid = Field(default_factory=Grid)
+    extent: tuple[float, float] | None = None
+    """The canvas's width and height in VTT px, where the VTT says (positions run from 0 to
+    these); adapters refuse positions past them."""
 
 
 class CombatData(BaseModel):
@@ -253,6 +256,10 @@ class TurnStarted(BaseEvent):
     token: str | None = None
     round: int | None = None
     ic: int | None = None
+    skipped: str | None = None
+    """The VTT gave the turn to this combatant, whose token is not in the world (it left the
+    scene): ``token`` is None, the rules move on to the next in their order and the GM is
+    told."""
 
 
 class InitiativeChanged(BaseEvent):

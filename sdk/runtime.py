@@ -113,6 +113,7 @@ from sdk.script import (
     positional_count,
 )
 from sdk.triggers import SPEC_ADAPTER, Trigger, TriggerIndex
+from sdk.watchdog import Guard, watchdog
 from sdk.world import Actor, Prompt, Scene, Watch, World, WorldSettings, check_stats
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,8 @@ JournalCallback = Callable[[Event, list[Effect]], Awaitable[None] | None]
 EffectsCallback = Callable[[list[Effect]], Awaitable[None] | None]
 
 SNAPSHOT_FORMAT = 1
+MAX_MOVE_CELLS = 10_000
+"""Cells one move may cross, its waypoints included."""
 
 
 class _SnapshotDoc(BaseModel):
@@ -242,6 +245,9 @@ class WorldRuntime:
         self.roller: Roller = roller or Roller()
         self.clock: Clock = clock or SystemClock()
         self.reload_interval = reload_interval
+        self.on_overrun: Callable[[Guard], None] | None = None
+        """Called from the watchdog's thread when a plain script callback runs past its budget
+        (the world's thread is still inside it): the bridge marks the event suspect."""
 
         self._queue: asyncio.Queue[tuple[Any, asyncio.Future[Any] | None]] | None = None
         self._lock = asyncio.Lock()
@@ -394,6 +400,11 @@ class WorldRuntime:
         if self._queue is None:
             raise RuntimeError(f"world {self.world_id} is not running; await start() first")
         return await self._handle(parse_event(event))
+
+    def check(self, event: Event | BaseEvent | Mapping[str, Any]) -> None:
+        """Raise :class:`EventRejected` if :meth:`process` would refuse ``event`` now; change
+        nothing. A host checks every part of a payload this way before it applies any."""
+        self._validate(parse_event(event))
 
     def add_journal(self, callback: JournalCallback) -> Callable[[], None]:
         """Call ``callback(event, effects)`` after every processed event (also those the
@@ -728,13 +739,10 @@ class WorldRuntime:
     def _validate(self, ev: BaseEvent) -> None:
         w = self.world
         match ev:
-            case (
-                TokenMoved()
-                | TokenRemoved()
-                | DamageDealt()
-                | InitiativeChanged()
-                | CombatantRemoved()
-            ):
+            case TokenMoved():
+                self._need_token(ev.token)
+                _check_move_length(ev, w.tokens[ev.token].cell)
+            case TokenRemoved() | DamageDealt() | InitiativeChanged() | CombatantRemoved():
                 self._need_token(ev.token)
             case TokenUpdated():
                 self._need_token(ev.token)
@@ -836,7 +844,8 @@ class WorldRuntime:
 
     def _ingest_snapshot(self, ev: SceneSnapshot) -> None:
         w = self.world
-        w.set_scene(Scene(id=ev.scene.id, name=ev.scene.name, grid=ev.scene.grid))
+        s = ev.scene
+        w.set_scene(Scene(id=s.id, name=s.name, grid=s.grid, extent=s.extent))
         for p in ev.players:
             w.players[p.id] = p
         # what the sheets showed before this snapshot: a rules-owned value follows the sheet
@@ -874,15 +883,21 @@ class WorldRuntime:
         accepted: list[tuple[Outcome, Script]] = []
         for judge in judges:
             args = (ev, Context(self, judge.script, ev)) if judge.nargs > 1 else (ev,)
-            try:
-                out = judge.fn(*args)
-            except RuleError as e:
+            if judge.script.trusted:
+                try:
+                    out, error = judge.fn(*args), None
+                except Exception as e:
+                    out, error = None, e
+            else:  # a script's judge runs under the watchdog; one stopped lets the move through
+                guard = self._guarded(judge, judge.fn, args)
+                out, error = guard.result, guard.error
+            if isinstance(error, RuleError):
                 if before is not None:
                     restore_encounter(enc, before)
-                self._refuse_move(ev, e)
+                self._refuse_move(ev, error)
                 return None
-            except Exception as e:  # a broken judge lets the move through
-                self._report_error(judge, e)
+            if error is not None:  # a broken judge lets the move through
+                self._report_error(judge, error)
                 continue
             if isinstance(out, Outcome):
                 accepted.append((out, judge.script))
@@ -1056,7 +1071,8 @@ class WorldRuntime:
         budget = self.world.settings.script_budget
         try:
             result = cond.fn(*(ev, ctx)[: max(1, min(cond.nargs, 2))])
-            return bool(await asyncio.wait_for(result, budget))
+            steps = result if cond.script.trusted else _Stepped(self, cond, result)
+            return bool(await asyncio.wait_for(steps, budget))
         except TimeoutError:
             self._report(cond, f"ran past its {self._budget_text()} budget", cond.file, cond.line)
         except Exception as e:
@@ -1092,16 +1108,23 @@ class WorldRuntime:
         await self._invoke(handler, (ev, ctx))
 
     def _check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
-        """Run a predicate; one that raises counts as false and is reported."""
-        try:
-            if not extra:  # the arity decides nothing with a single argument
-                return bool(pred(ev))
+        """Run a predicate; one that raises or overruns counts as false and is reported."""
+        if extra:  # the arity decides nothing with a single argument
             args = (ev, *extra)
-            n = positional_count(pred)
-            return bool(pred(*args[: max(1, min(n, len(args)))]))
-        except Exception as e:
-            self._report_error(reg, e)
-            return False
+            args = args[: max(1, min(positional_count(pred), len(args)))]
+        else:
+            args = (ev,)
+        if reg.script.trusted:
+            try:
+                return bool(pred(*args))
+            except Exception as e:
+                self._report_error(reg, e)
+                return False
+        result: list[bool] = []
+        guard = self._guarded(reg, lambda: result.append(bool(pred(*args))))
+        if guard.error is not None:
+            self._report_error(reg, guard.error)
+        return bool(result) and result[0] and not guard.interrupted
 
     # -- commands --------------------------------------------------------------------------
     async def _run_command(self, cmd: ChatCommand, consumed: bool) -> None:
@@ -1158,25 +1181,45 @@ class WorldRuntime:
             self._pay(bill, command)
 
     def _call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> bool:
-        """Run a plain (not async) callback: its errors and its time past the budget are
-        reported, never raised. Returns whether it returned without an error."""
+        """Run a plain (not async) callback: its errors are reported, never raised; past its
+        budget the watchdog stops it (built-ins are trusted and run bare). Returns whether it
+        returned without an error."""
         call_args = args[: reg.nargs] if reg.nargs < len(args) else args
-        t0 = time.perf_counter()
-        ok = True
-        try:
-            reg.fn(*call_args)
-        except Exception as e:
-            ok = False
-            self._callback_failed(reg, e, command)
-        elapsed = time.perf_counter() - t0
-        if elapsed > self.world.settings.script_budget:
-            self._report(
-                reg,
-                f"took {elapsed:.1f} s, past its {self._budget_text()} budget",
-                reg.file,
-                reg.line,
+        if reg.script.trusted:
+            try:
+                reg.fn(*call_args)
+            except Exception as e:
+                self._callback_failed(reg, e, command)
+                return False
+            return True
+        guard = self._guarded(reg, reg.fn, call_args)
+        if guard.error is not None:
+            self._callback_failed(reg, guard.error, command)
+        if guard.interrupted and command is not None and (command.player or "gm") != "gm":
+            self._emit(
+                PostChat(
+                    text=f"!{command.name} took too long and was stopped; the GM has been told.",
+                    whisper_to=command.player,
+                )
             )
-        return ok
+        return guard.error is None and not guard.interrupted
+
+    def _guarded(
+        self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()
+    ) -> Guard:
+        """``fn(*args)`` under the watchdog; an overrun is reported where it was running."""
+        guard = watchdog().call(
+            fn, args, self.world.settings.script_budget, (reg.file, reg.script.file or ""),
+            self.on_overrun,
+        )  # fmt: skip
+        if guard.overran or guard.elapsed > self.world.settings.script_budget:
+            file, line = guard.where or (reg.file, reg.line)
+            if guard.interrupted:
+                what = f"ran past its {self._budget_text()} budget and was stopped"
+            else:  # report-only (not the main thread), or it ended before the watchdog looked
+                what = f"took {guard.elapsed:.1f} s, past its {self._budget_text()} budget"
+            self._report(reg, what, file, line)
+        return guard
 
     async def _run_async(
         self,
@@ -1186,7 +1229,8 @@ class WorldRuntime:
         bill: economy.Bill | None = None,
     ) -> None:
         try:
-            await reg.fn(*args)
+            coro = reg.fn(*args)
+            await (coro if reg.script.trusted else _Stepped(self, reg, coro))
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -1789,6 +1833,49 @@ class WorldRuntime:
 # =================================================================================================
 # helpers
 # =================================================================================================
+class _Stepped:
+    """Awaits an async script callback one step at a time under the watchdog: a step that
+    never reaches an ``await`` (``while True: pass`` in an ``async def``) is stopped like a
+    plain callback. Also what ``_suspended_at`` walks through (``cr_await``)."""
+
+    __slots__ = ("coro", "reg", "rt")
+
+    def __init__(self, rt: WorldRuntime, reg: Registered, coro: Any) -> None:
+        self.rt, self.reg, self.coro = rt, reg, coro
+
+    def __await__(self) -> _Stepped:
+        return self
+
+    def __iter__(self) -> _Stepped:
+        return self
+
+    def __next__(self) -> Any:
+        return self._step(self.coro.send, None)
+
+    def send(self, value: Any) -> Any:
+        return self._step(self.coro.send, value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        return self._step(self.coro.throw, typ if val is None else val)
+
+    def close(self) -> None:
+        self.coro.close()
+
+    @property
+    def cr_await(self) -> Any:
+        return self.coro
+
+    def _step(self, fn: Callable[[Any], Any], arg: Any) -> Any:
+        out: list[Any] = []
+        guard = self.rt._guarded(self.reg, lambda: out.append(fn(arg)))
+        if guard.interrupted:  # reported; the callback ends there
+            self.coro.close()
+            raise StopIteration(None)
+        if guard.error is not None:
+            raise guard.error  # StopIteration: the callback returned
+        return out[0]
+
+
 @dataclass
 class _Call:
     """A callback queued to run after the current one (a choice handler), in the same step."""
@@ -1871,6 +1958,21 @@ def _without(items: list[Any], item: Any) -> list[Any]:
     out = list(items)
     out.remove(item)
     return out
+
+
+def _check_move_length(ev: TokenMoved, cell: Cell) -> None:
+    """A move crossing more than :data:`MAX_MOVE_CELLS` cells is refused: its triggers would
+    walk every cell of it (a hostile payload's far-away waypoints)."""
+    total, last = 0, ev.from_cell or cell
+    for c in (*ev.path, ev.to_cell):
+        total += max(abs(c.x - last.x), abs(c.y - last.y))
+        last = c
+    if total > MAX_MOVE_CELLS:
+        raise EventRejected(
+            "move_too_long",
+            f"The move crosses {total} cells; at most {MAX_MOVE_CELLS} are accepted.",
+            path="path" if ev.path else "to_cell",
+        )
 
 
 async def _call_quietly(cb: Callable[..., Any], *args: Any) -> None:

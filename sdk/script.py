@@ -139,6 +139,8 @@ class Script:
     regions: dict[str, Region] = field(default_factory=dict)
     load_hooks: list[Hook] = field(default_factory=list)
     move_judges: list[MoveJudge] = field(default_factory=list)
+    trusted: bool = False
+    """Built-in: its plain callbacks run without the watchdog (:mod:`sdk.watchdog`)."""
 
     def __post_init__(self) -> None:
         if self.file is None:

@@ -35,16 +35,17 @@ from sdk.regions import Region
 class WorldSettings(BaseModel):
     """Runtime settings a GM changes with ``!set`` beside the rules' ⚙ options."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    prompt_timeout: float = 60.0
+    prompt_timeout: float = Field(60.0, ge=0, le=86_400)
     """Seconds a player has to answer a prompt before its default answer applies."""
     check_moves: bool = True
     """FoE: check token moves made in the VTT during combat against the movement budget."""
     revert_over_budget: bool = True
     """FoE: move a token back when a VTT move exceeds its budget (else only tell the GM)."""
-    script_budget: float = 2.0
-    """Seconds a script callback may run before it is reported (async ones are cancelled)."""
+    script_budget: float = Field(2.0, gt=0, le=60)
+    """Seconds a script callback may run before it is stopped and reported (see
+    :mod:`sdk.watchdog` for plain callbacks)."""
 
 
 class Token(BaseModel):
@@ -98,6 +99,8 @@ class Scene(BaseModel):
     id: str
     name: str = ""
     grid: Grid = Field(default_factory=Grid)
+    extent: tuple[float, float] | None = None
+    """Canvas width and height in VTT px (:attr:`sdk.events.SceneData.extent`)."""
 
 
 class Prompt(BaseModel):

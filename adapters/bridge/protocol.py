@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOLS = frozenset({1})
@@ -38,11 +38,16 @@ class ErrorCode:
     BAD_PAYLOAD = "bad_payload"
     MISSING_FIELD = "missing_field"
     WRONG_TYPE = "wrong_type"
+    OUT_OF_RANGE = "out_of_range"
+    """A number that is not finite (NaN, Infinity, ``1e400``) or outside its field's bounds."""
     UNKNOWN_EVENT = "unknown_event"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     RATE_LIMITED = "rate_limited"
     READ_ONLY = "read_only"
     BUSY = "busy"
+    QUARANTINED = "quarantined"
+    """An event that hung the server (a script ran past its budget during it) before the
+    server was restarted: it is never run again."""
     SHUTTING_DOWN = "shutting_down"
     INTERNAL = "internal"
     # adapters and the runtime raise their own codes too ("unknown_token", rule codes...)
@@ -125,6 +130,21 @@ class RefusedConnect(BaseModel):
     data: dict[str, str | int] = Field(
         description='{"code": ...}; too_many_attempts adds "retry_after": seconds to wait'
     )
+
+
+_OUT_OF_RANGE = frozenset(
+    {"finite_number", "greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+)
+
+
+def validation_ack(e: ValidationError) -> dict[str, Any]:
+    """The ack of a payload its model refused: the first error, with the field's path."""
+    err = e.errors(include_url=False, include_context=False, include_input=False)[0]
+    path = ".".join(str(p) for p in err["loc"]) or None
+    if err["type"] == "missing":
+        return ack_error(ErrorCode.MISSING_FIELD, f"{path} is required.", path)
+    code = ErrorCode.OUT_OF_RANGE if err["type"] in _OUT_OF_RANGE else ErrorCode.WRONG_TYPE
+    return ack_error(code, f"{path or 'payload'}: {err['msg']}.", path)
 
 
 def ack_error(code: str, message: str, path: str | None = None) -> dict[str, Any]:

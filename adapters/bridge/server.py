@@ -70,6 +70,7 @@ from adapters.bridge.protocol import (
     Auth,
     ErrorCode,
     ack_error,
+    validation_ack,
 )
 from adapters.bridge.store import LogWriter, Store, StoreError, WorldRecord
 from adapters.bridge.world import Ack, Reader, Subscriber, WorldConfig, WorldHost
@@ -832,7 +833,7 @@ class Bridge:
         try:
             data = model.model_validate(payload)
         except ValidationError as e:
-            return _validation_ack(e)
+            return validation_ack(e)
         return sess.host, data
 
     # -- HTTP ----------------------------------------------------------------------------------
@@ -1115,14 +1116,6 @@ def _json_type(value: Any) -> str:
         bool: "a boolean",
         type(None): "null",
     }.get(type(value), type(value).__name__)
-
-
-def _validation_ack(e: ValidationError) -> dict[str, Any]:
-    err = e.errors()[0]
-    path = ".".join(str(p) for p in err["loc"]) or None
-    if err["type"] == "missing":
-        return ack_error(ErrorCode.MISSING_FIELD, f"{path} is required.", path)
-    return ack_error(ErrorCode.WRONG_TYPE, f"{path or 'payload'}: {err['msg']}.", path)
 
 
 def _http_error(status: int, code: str, message: str) -> tuple[int, dict[str, Any]]:

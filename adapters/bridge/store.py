@@ -68,6 +68,14 @@ CREATE TABLE IF NOT EXISTS snapshots (
     at REAL NOT NULL,
     PRIMARY KEY (world, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS suspects (
+    world TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    script TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, event_id)
+) WITHOUT ROWID;
 """
 
 
@@ -293,6 +301,21 @@ class Store:
         for eid, seq in rows:  # newest first: the first seq seen is an event's last row
             latest.setdefault(eid, seq)
         return sorted(latest.items(), key=lambda r: r[1])[-limit:]
+
+    def mark_suspect(self, world: str, event_id: str, name: str, script: str) -> None:
+        """Remember an event during which a script ran past its budget (written at once, from
+        the watchdog's thread, while the event may still hang the server)."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO suspects VALUES (?, ?, ?, ?, ?)",
+            (world, event_id, name, script, time.time()),
+        )
+
+    def suspects(self, world: str) -> dict[str, tuple[str, str, float]]:
+        """event id -> (event name, where the script was running, when), for quarantine."""
+        rows = self.conn.execute(
+            "SELECT event_id, name, script, at FROM suspects WHERE world=?", (world,)
+        ).fetchall()
+        return {e: (n, s, a) for e, n, s, a in rows}
 
     def latest_snapshot(self, world: str) -> tuple[int, str] | None:
         """The last snapshot's seq and its JSON text (``WorldRuntime.restore`` reads the text

@@ -27,17 +27,20 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Coroutine, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from adapters.base import Adapter, Command, Inbound, TranslationError
-from adapters.bridge.protocol import ErrorCode, ack_error
+from adapters.bridge.protocol import ErrorCode, ack_error, validation_ack
 from adapters.bridge.store import LogWriter, Store, StoreError
 from sdk.clock import Handle, SystemClock
+from sdk.effects import PostChat
 from sdk.errors import EventRejected
 from sdk.events import EVENT_ADAPTER, BaseEvent
 from sdk.runtime import WorldRuntime
+from sdk.watchdog import Guard
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +190,9 @@ class WorldHost:
         self._replaying: BaseEvent | None = None
         self._journaled: list | None = None
         self._unsubscribe: list[Callable[[], None]] = []
+        self._suspects: dict[str, tuple[str, str, float]] = {}
+        """Events a script overran its budget on before the last restart: quarantined."""
+        self._told: set[str] = set()
 
     # -- life cycle --------------------------------------------------------------------------
     @classmethod
@@ -232,6 +238,8 @@ class WorldHost:
             host.adapter = adapters.get(adapter_name)
         recent = await reader.run(lambda s: s.recent_event_ids(name, config.dedup_window))
         host._seen.update(recent)
+        host._suspects = await reader.run(lambda s: s.suspects(name))
+        runtime.on_overrun = host._mark_suspect
         host._unsubscribe = [runtime.add_journal(host._journal), runtime.on_effects(host._effects)]
         await runtime.start()
         replayed = await host._replay(base)
@@ -392,6 +400,8 @@ class WorldHost:
         seq = self._seen.get(eid)
         if seq is not None:
             return {"ok": True, "seq": seq, "duplicate": True}
+        if eid in self._suspects:
+            return self._quarantined(eid)
         inflight = self._inflight.get(eid)
         if inflight is not None:
             if inflight.future is None:
@@ -430,6 +440,46 @@ class WorldHost:
             return ack
         return job, ack
 
+    def _mark_suspect(self, guard: Guard) -> None:
+        """The watchdog's hook (its own thread; this world's thread is still in the script):
+        mark the event suspect in the database now, so that if it hangs the server for good
+        and the server is restarted, the client's re-send is quarantined, not run again. One
+        write per overrun, none per normal event."""
+        job = self._job
+        if job is None or self._replaying is not None:
+            return
+        where = f"{Path(guard.where[0]).name}:{guard.where[1]}" if guard.where else "a script"
+        try:
+            store = Store(self.reader.path)
+            try:
+                store.mark_suspect(self.name, job.event_id, job.event, where)
+            finally:
+                store.close()
+        except Exception:
+            log.exception("World %r: cannot mark event %r suspect", self.name, job.event_id)
+            return
+        log.warning(
+            "World %r: a script runs past its budget in event %r (%s) at %s; the event is "
+            "marked suspect: after a restart it is quarantined, not run again.",
+            self.name, job.event_id, job.event, where,
+        )  # fmt: skip
+
+    def _quarantined(self, eid: str) -> Ack:
+        name, where, _ = self._suspects[eid]
+        if eid not in self._told:  # tell the GM once per start, however often it is re-sent
+            self._told.add(eid)
+            log.warning("World %r: event %r (%s) is quarantined.", self.name, eid, name)
+            text = (
+                f"⚠ Event {eid} ({name}) was skipped: before the server restarted, a script "
+                f"ran past its budget on it ({where}) and the server hung. It is not run again."
+            )
+            self._commands([PostChat(text=text, whisper_to="gm")])
+        return ack_error(
+            ErrorCode.QUARANTINED,
+            f"Event {eid} hung the server before its restart (a script at {where}); it is "
+            "quarantined and never run again.",
+        )
+
     def _settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
         """The ack of a job whose rows were committed (or could not be: ``error``)."""
         if error is not None:
@@ -452,9 +502,14 @@ class WorldHost:
         except TranslationError as e:
             return ack_error(e.code, e.message, e.path), False
         except ValidationError as e:  # the adapter built a domain event from bad values
-            err = e.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"]) or None
-            return ack_error(ErrorCode.WRONG_TYPE, f"{loc}: {err['msg']}", loc), False
+            return validation_ack(e), False
+        if len(events) > 1:  # all or nothing: every part checked before any is applied
+            for i, ev in enumerate(events):
+                try:
+                    self.runtime.check(ev)
+                except EventRejected as e:
+                    msg = f"{e.message} (part {i + 1} of {len(events)}; none was applied.)"
+                    return ack_error(e.code, msg, e.path), False
         self._job = job
         try:
             for i, ev in enumerate(events):
@@ -465,7 +520,8 @@ class WorldHost:
                 except EventRejected as e:
                     if not i:
                         return ack_error(e.code, e.message, e.path), False
-                    # earlier events of this payload stay applied: say so
+                    # a part that only an earlier part made invalid (the parts were checked
+                    # together against the world before): the earlier ones stay, say so
                     msg = f"{e.message} ({i} of {len(events)} parts of this event were applied.)"
                     job.last_seq = job.last_seq or self.seq
                     return ack_error(e.code, msg, e.path), True
@@ -635,6 +691,7 @@ class Reader:
     def __init__(self, path: Any) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
         self._path = path
+        self.path = path
         self._store: Store | None = None
 
     def _with_store(self, fn: Callable[[Store], Any]) -> Any:

@@ -28,7 +28,14 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from adapters.base import Adapter, Command, Inbound, TranslationError
+from adapters.base import (
+    Adapter,
+    Command,
+    Inbound,
+    TranslationError,
+    check_on_canvas,
+    scene_extent,
+)
 from rules.characters import RULES_OWNED
 from rules.geometry import Cell, Grid
 from sdk import effects as fx
@@ -153,8 +160,11 @@ class FoundryAdapter(Adapter):
         size = p.scene.grid.size
         gms = {u.id for u in p.users if u.vtt_role == "gm"}
         actors = {a.id: a for a in p.actors}
+        dims = p.scene.dimensions
+        extent = (dims.width, dims.height) if dims is not None else None
         tokens = []
         for i, t in enumerate(p.tokens):
+            check_on_canvas(extent, t.x, t.y, f"tokens.{i}.", ("x", "y"))
             actor = actors.get(t.actorId or "")
             owners = [u for u in actor.owners() if u not in gms] if actor else []
             paths: dict[str, dict[str, Any]] = {}
@@ -186,6 +196,7 @@ class FoundryAdapter(Adapter):
                 id=p.scene.id,
                 name=p.scene.name,
                 grid=Grid(distance=p.scene.grid.distance, units=p.scene.grid.units, pixels=size),
+                extent=extent,
             ),
             tokens=tokens,
             combat=_combat_data(p.combat) if p.combat else None,
@@ -251,6 +262,9 @@ class FoundryAdapter(Adapter):
         attempt: bool = False,
     ) -> ev.TokenMoved:
         tok = p.token
+        extent = scene_extent(world, p.sceneId)
+        if extent is not None:
+            _on_canvas(extent, p, attempt)
         if attempt:  # ``token`` is the document before the move, ``changes`` the move
             start = token_cell(tok, size)
             end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
@@ -311,7 +325,7 @@ class FoundryAdapter(Adapter):
                     initiative={k: v for k, v in data.initiative.items() if v is not None},
                 )
             ]
-        return _turn_events(p.id, combat, combat.round, combat.current(), prior_round)
+        return _turn_events(p.id, combat, combat.round, combat.current(), prior_round, world)
 
     def _in_combatTurnChange(self, p: CombatTurnChange, world: Any) -> list[Event]:
         cur = p.current
@@ -321,9 +335,12 @@ class FoundryAdapter(Adapter):
             combatant = order[cur.turn] if 0 <= cur.turn < len(order) else None
         rnd = cur.round if cur.round is not None else p.combat.round
         prior_round = p.prior.round if p.prior else None
-        events = _turn_events(p.id, p.combat, rnd, combatant, prior_round)
+        events = _turn_events(p.id, p.combat, rnd, combatant, prior_round, world)
         if combatant is None and cur.tokenId and events:
-            events[-1] = events[-1].model_copy(update={"token": cur.tokenId})
+            update: dict[str, Any] = {"token": cur.tokenId}
+            if not _on_scene(world, cur.tokenId):
+                update = {"token": None, "skipped": cur.tokenId}
+            events[-1] = events[-1].model_copy(update=update)
         return events
 
     def _in_deleteCombat(self, p: DeleteCombat, world: Any) -> list[Event]:
@@ -532,6 +549,19 @@ class FoundryAdapter(Adapter):
 # -- helpers ---------------------------------------------------------------------------------------
 
 
+def _on_canvas(extent: tuple[float, float], p: UpdateToken, attempt: bool) -> None:
+    """Every position of a move on the scene's canvas (the models already bound them)."""
+    tok = p.token
+    check_on_canvas(extent, tok.x, tok.y, "token.", ("x", "y"))
+    if attempt:
+        ch = p.changes
+        check_on_canvas(extent, ch.get("x", tok.x), ch.get("y", tok.y), "changes.", ("x", "y"))
+    if p.origin is not None:
+        check_on_canvas(extent, p.origin.x, p.origin.y, "origin.", ("x", "y"))
+    for i, w in enumerate(p.waypoints):
+        check_on_canvas(extent, w.x, w.y, f"waypoints.{i}.", ("x", "y"))
+
+
 def _token_ref(token: str, world: Any) -> dict[str, Any]:
     data: dict[str, Any] = {"_id": token}
     scene = _get(_token(world, token), "scene") or _get(world, "active_scene")
@@ -585,19 +615,33 @@ def _turn_events(
     rnd: int,
     combatant: FCombatant | None,
     prior_round: int | None,
+    world: Any,
 ) -> list[Event]:
     out: list[Event] = []
     if prior_round is not None and rnd > prior_round:
         out.append(ev.RoundStarted(id=event_id, round=rnd))
+    token = combatant.tokenId if combatant else None
+    skipped = None
+    if token is not None and not _on_scene(world, token):
+        # the GM's tracker still lists a combatant whose token left the scene: not bad
+        # input, a turn the rules skip (and say so)
+        skipped, token = (combatant.name if combatant else None) or token, None
     out.append(
         ev.TurnStarted(
             id=event_id,
-            token=combatant.tokenId if combatant else None,
+            token=token,
             round=rnd,
             ic=ic_of(combatant.initiative) if combatant else None,
+            skipped=skipped,
         )
     )
     return out
+
+
+def _on_scene(world: Any, token: str) -> bool:
+    """Whether the world knows the token (a world that knows no tokens knows nothing yet)."""
+    tokens = _get(world, "tokens")
+    return not tokens or token in tokens
 
 
 DAMAGE_STATS = ("vitality", "wounds")

@@ -19,10 +19,23 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing_extensions import TypedDict
 
 from adapters.base import Inbound
+from rules.numbers import (
+    CellIndex,
+    CellPx,
+    Count,
+    Distance,
+    Finite,
+    Offset,
+    Px,
+    Size,
+    Whole,
+    finite_or_none,
+)
 
-_DOC = ConfigDict(extra="allow", populate_by_name=True)
+_DOC = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
 
 
 def _drop_nulls(cls: type[BaseModel], v: Any) -> Any:
@@ -76,16 +89,16 @@ class Doc(Lenient):
 class Point(Lenient):
     """A canvas position in pixels (a waypoint or a token's previous top-left corner)."""
 
-    x: float
-    y: float
+    x: Px
+    y: Px
 
 
 class FGrid(Lenient):
     """``scene.grid`` (v10+): ``size`` px per cell, ``distance`` ``units`` per cell."""
 
     type: int = 1
-    size: float = Field(100, gt=0, le=10_000)
-    distance: float = Field(5, gt=0)
+    size: CellPx = 100
+    distance: Distance = 5
     units: str = "ft"
 
     @model_validator(mode="before")
@@ -96,9 +109,18 @@ class FGrid(Lenient):
         return v
 
 
+class FDimensions(Lenient):
+    """``scene.dimensions``: the canvas (the scene and its padding), in px."""
+
+    width: Size
+    height: Size
+
+
 class FScene(Doc):
     name: str = ""
     grid: FGrid = Field(default_factory=FGrid)
+    dimensions: FDimensions | None = None
+    """Sent by the module when Foundry has computed it: token positions must lie within."""
 
 
 class FToken(Doc):
@@ -107,12 +129,12 @@ class FToken(Doc):
     name: str = ""
     actorId: str | None = None
     actorLink: bool = False
-    x: float = 0
-    y: float = 0
-    elevation: float = 0
+    x: Px = 0
+    y: Px = 0
+    elevation: Finite = 0
     width: float = Field(1, gt=0, le=100)
     height: float = Field(1, gt=0, le=100)
-    disposition: int = 0
+    disposition: Whole = 0
     hidden: bool = False
     delta: dict[str, Any] | None = None
     """v11+ ActorDelta of an unlinked token (v10 called it ``actorData``)."""
@@ -129,7 +151,7 @@ class FCombatant(Doc):
     actorId: str | None = None
     sceneId: str | None = None
     name: str = ""
-    initiative: float | None = None
+    initiative: Finite | None = None
     hidden: bool = False
     defeated: bool = False
 
@@ -140,8 +162,8 @@ class FCombat(Doc):
 
     scene: str | None = None
     active: bool = True
-    round: int = Field(0, ge=0)
-    turn: int | None = None
+    round: Count = 0
+    turn: Whole | None = None
     combatants: list[FCombatant] = Field(default_factory=list)
     turns: list[FCombatant] = Field(default_factory=list)
 
@@ -174,8 +196,8 @@ class TurnData(Lenient):
     """``CombatHistoryData`` of ``combatTurnChange`` (and the module's ``prior`` of
     ``updateCombat``)."""
 
-    round: int | None = None
-    turn: int | None = None
+    round: Count | None = None
+    turn: Whole | None = None
     tokenId: str | None = None
     combatantId: str | None = None
 
@@ -193,7 +215,7 @@ class FRoll(Lenient):
 
     class_: str = Field("Roll", alias="class")
     formula: str = ""
-    total: float | None = None
+    total: Finite | None = None
     evaluated: bool = True
     terms: list[Any] = Field(default_factory=list)
 
@@ -226,21 +248,22 @@ def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
         return
     if not isinstance(node, dict):
         return
-    faces = node.get("faces")
+    faces = _whole(node.get("faces"))
     results = node.get("results")
-    if isinstance(faces, int | float) and isinstance(results, list):
+    if faces is not None and isinstance(results, list):
         kept, every = [], []
-        for r in results:
-            if not isinstance(r, dict) or not isinstance(r.get("result"), int | float):
+        for r in results[:1000]:
+            value = _whole(r.get("result")) if isinstance(r, dict) else None
+            if value is None:
                 continue
-            every.append(int(r["result"]))
+            every.append(value)
             if r.get("active", True) and not r.get("discarded", False):
-                kept.append(int(r["result"]))
-        number = node.get("number")
+                kept.append(value)
+        number = _whole(node.get("number"))
         out.append(
             Die(
-                number=int(number) if isinstance(number, int | float) else len(every),
-                faces=int(faces),
+                number=number if number is not None else len(every),
+                faces=faces,
                 results=kept,
                 all_results=every,
             )
@@ -255,6 +278,14 @@ def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
                 continue
         if isinstance(child, list | dict):
             _collect_dice(child, out, depth + 1)
+
+
+def _whole(v: Any) -> int | None:
+    """A die's number from a roll's JSON, or None (not a number, not finite, absurd)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    v = finite_or_none(float(v))
+    return None if v is None else int(v)
 
 
 def parse_roll(value: Any) -> FRoll:
@@ -343,15 +374,15 @@ class FRegionShape(Lenient):
 
     type: str
     hole: bool = False
-    x: float = 0
-    y: float = 0
-    width: float = 0
-    height: float = 0
-    radius: float = 0
-    radiusX: float = 0
-    radiusY: float = 0
-    rotation: float = 0
-    points: list[float] = Field(default_factory=list)
+    x: Offset = 0
+    y: Offset = 0
+    width: Size = 0
+    height: Size = 0
+    radius: Size = 0
+    radiusX: Size = 0
+    radiusY: Size = 0
+    rotation: Finite = 0
+    points: list[Offset] = Field(default_factory=list, max_length=20_000)
 
 
 class FRegion(Doc):
@@ -360,7 +391,7 @@ class FRegion(Doc):
 
     name: str = ""
     shapes: list[FRegionShape] = Field(default_factory=list)
-    cells: list[tuple[int, int]] | None = None
+    cells: list[tuple[CellIndex, CellIndex]] | None = None
 
 
 class HoldInfo(Lenient):
@@ -392,6 +423,20 @@ class Snapshot(_Env):
     regions: list[FRegion] = Field(default_factory=list, max_length=1000)
 
 
+class TokenChanges(TypedDict, total=False):
+    """``updateToken``'s ``changed``: the fields the adapter reads are typed, the rest kept."""
+
+    __pydantic_config__ = ConfigDict(extra="allow", allow_inf_nan=False)  # type: ignore[misc]
+
+    x: Px
+    y: Px
+    elevation: Finite
+    width: float
+    height: float
+    delta: dict[str, Any] | None
+    actorData: dict[str, Any] | None
+
+
 class UpdateToken(_Env):
     """``updateToken(doc, changed, options, userId)``: ``token`` is the document after the
     update, ``changes`` the differential. ``origin`` (the module's last known top-left corner)
@@ -399,7 +444,7 @@ class UpdateToken(_Env):
 
     sceneId: str | None = None
     token: FToken
-    changes: dict[str, Any] = Field(default_factory=dict)
+    changes: TokenChanges = Field(default_factory=lambda: TokenChanges())
     options: dict[str, Any] = Field(default_factory=dict)
     grid: FGrid | None = None
     origin: Point | None = None

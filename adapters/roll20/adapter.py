@@ -44,9 +44,17 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from adapters.base import Adapter, Command, Inbound, TranslationError
+from adapters.base import (
+    Adapter,
+    Command,
+    Inbound,
+    TranslationError,
+    check_on_canvas,
+    scene_extent,
+)
 from rules.characters import Character
 from rules.geometry import Cell, Grid, roll20_cell, roll20_xy
+from rules.numbers import finite_or_none
 from sdk import effects as fx
 from sdk import events as ev
 from sdk.events import Event
@@ -155,6 +163,13 @@ def cell_px(world: Any, page: Page | None, page_id: str | None = None) -> float:
     return 70.0
 
 
+def _extent(world: Any, page: Page | None, page_id: str | None) -> tuple[float, float] | None:
+    """The page's size in px: the event's page, else the scene the world knows."""
+    if page is not None:
+        return page.extent
+    return scene_extent(world, page_id)
+
+
 def _cell(left: float, top: float, px: float) -> Cell:
     return roll20_cell(left, top, px / 70.0)
 
@@ -169,7 +184,7 @@ def _number(text: Any) -> float | None:
         v = float(str(text).strip())
     except (TypeError, ValueError):
         return None
-    return v if v == v else None
+    return finite_or_none(v)
 
 
 STAT_FIELDS = frozenset(Character.model_fields) - {"id", "name"}
@@ -275,6 +290,7 @@ class Roll20Adapter(Adapter):
         for i, g in enumerate(p.graphics):
             if not g.is_token or (page.id and g.pageid and g.pageid != page.id):
                 continue
+            check_on_canvas(page.extent, g.left, g.top, f"graphics.{i}.", ("left", "top"))
             tokens.append(
                 self._token_data(
                     g, px, page.id or None, p.bars, world, chars, players, f"graphics.{i}"
@@ -303,6 +319,7 @@ class Roll20Adapter(Adapter):
                 units=page.scale_units or "ft",
                 metric=page.metric,
             ),
+            extent=page.extent,
             **scene_extra,
         )
         actors = [
@@ -370,6 +387,7 @@ class Roll20Adapter(Adapter):
         if not g.is_token or self._other_page(g, world) or _token(world, g.id) is not None:
             return []
         px = cell_px(world, p.page, g.pageid)
+        check_on_canvas(_extent(world, p.page, g.pageid), g.left, g.top, "obj.", ("left", "top"))
         return [ev.TokenCreated(id=p.id, token=self._token_data(g, px, g.pageid, p.bars, world))]
 
     def _in_destroy_graphic(self, p: DestroyGraphic, world: Any) -> list[Event]:
@@ -382,6 +400,11 @@ class Roll20Adapter(Adapter):
         if self._other_page(g, world):
             return []
         px = cell_px(world, p.page, g.pageid)
+        extent = _extent(world, p.page, g.pageid)
+        check_on_canvas(extent, g.left, g.top, "obj.", ("left", "top"))
+        if prev.left is not None or prev.top is not None:
+            left, top = prev.left or 0, prev.top or 0
+            check_on_canvas(extent, left, top, "prev.", ("left", "top"))
         if _token(world, g.id) is None:
             if not g.is_token:
                 return []
@@ -440,6 +463,9 @@ class Roll20Adapter(Adapter):
                     f"lastmove must be 'x0,y0[,x1,y1...]' in px, not {g.lastmove!r}.",
                     "obj.lastmove",
                 ) from None
+            extent = _extent(world, p.page, g.pageid)
+            for x, y in pts:
+                check_on_canvas(extent, x, y, "obj.lastmove", ("", ""))
             cells = [_cell(x, y, px) for x, y in pts]
             if cells and cells[0] == start:
                 path = [c for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]

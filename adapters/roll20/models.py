@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from adapters.base import Inbound
-from rules.geometry import DiagonalMetric
+from rules.geometry import ROLL20_UNIT_PX, DiagonalMetric
+from rules.numbers import MAX_PX, MIN_CELL_PX, Distance, Finite, Px, Size, bounded
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +40,12 @@ def _as_str(v: Any) -> Any:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int | float):
-        return f"{v:g}" if isinstance(v, float) else str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError("must be text or a finite number")
+        return f"{v:g}"
+    if isinstance(v, int):
+        return str(v)
     return v
 
 
@@ -49,7 +55,7 @@ R20Str = Annotated[str, BeforeValidator(_as_str)]
 class R20Model(BaseModel):
     """Base of Roll20 object models: keep unknown fields, accept ``_id`` or ``id``."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
 
 
 # -- graphic ------------------------------------------------------------------------------------
@@ -67,11 +73,11 @@ class Graphic(R20Model):
     pageid: str = Field("", alias="_pageid")
     imgsrc: str = ""
     represents: R20Str = ""
-    left: float = 0.0
-    top: float = 0.0
-    width: float = 70.0
-    height: float = 70.0
-    rotation: float = 0.0
+    left: Px = 0.0
+    top: Px = 0.0
+    width: Size = 70.0
+    height: Size = 70.0
+    rotation: Finite = 0.0
     layer: str = "objects"
     name: R20Str = ""
     gmnotes: R20Str = ""
@@ -117,8 +123,8 @@ class GraphicPrev(R20Model):
     before the change (Roll20 sends all of them; a trimmed one is accepted)."""
 
     id: str | None = Field(None, alias="_id")
-    left: float | None = None
-    top: float | None = None
+    left: Px | None = None
+    top: Px | None = None
     lastmove: R20Str | None = None
     name: R20Str | None = None
     layer: str | None = None
@@ -168,7 +174,7 @@ def parse_lastmove(text: str | None) -> list[tuple[float, float]]:
     odd coordinate is ignored."""
     if not text or not text.strip():
         return []
-    nums = [float(p) for p in text.split(",") if p.strip()]
+    nums = [bounded(float(p), "lastmove", 0, MAX_PX) for p in text.split(",") if p.strip()]
     return [(nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2)]
 
 
@@ -182,18 +188,29 @@ DIAGONALS: dict[str, DiagonalMetric] = {
 }
 
 
+def _snapping(v: float) -> float:
+    if v and v * ROLL20_UNIT_PX < MIN_CELL_PX:
+        raise ValueError(f"a cell must be at least {MIN_CELL_PX} px (0 means the default, 1)")
+    return v
+
+
+SnappingIncrement = Annotated[float, Field(ge=0, le=100), AfterValidator(_snapping)]
+"""Cells per 70 px unit; 0 is Roll20's "no snapping" (read as 1)."""
+
+
 class Page(R20Model):
     """A Roll20 ``page``: ``snapping_increment`` cells of 70 px, ``scale_number`` units each."""
 
     id: str = Field("", alias="_id")
     type: Literal["page"] = Field("page", alias="_type")
     name: R20Str = ""
-    width: float = 25
-    height: float = 25
+    width: Size = 25
+    height: Size = 25
+    """In 70 px units; a token's ``left``/``top`` lie within ``width * 70`` x ``height * 70``."""
     showgrid: bool = True
     grid_type: str = "square"
-    snapping_increment: float = Field(1.0, ge=0)
-    scale_number: float = Field(5.0, gt=0)
+    snapping_increment: SnappingIncrement = 1.0
+    scale_number: Distance = 5.0
     scale_units: R20Str = "ft"
     diagonaltype: str = "foure"
 
@@ -204,6 +221,13 @@ class Page(R20Model):
     @property
     def cell_px(self) -> float:
         return 70.0 * (self.snapping_increment or 1.0)
+
+    @property
+    def extent(self) -> tuple[float, float] | None:
+        """The page's size in px (None for a page of no size: an unknown page)."""
+        if not self.width or not self.height:
+            return None
+        return self.width * ROLL20_UNIT_PX, self.height * ROLL20_UNIT_PX
 
 
 # -- campaign and turn order --------------------------------------------------------------------
@@ -263,7 +287,7 @@ class RollResults(R20Model):
     type: str = "V"
     resultType: str = "sum"
     rolls: list[dict[str, Any]] = Field(default_factory=list)
-    total: float = 0
+    total: Finite = 0
 
 
 class InlineRoll(R20Model):

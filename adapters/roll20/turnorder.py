@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adapters.roll20.models import TurnOrderPatch
+from rules.numbers import MAX_NUMBER, finite_or_none
 
 CUSTOM_ID = "-1"
 _ROUND = re.compile(r"^\s*round\b", re.IGNORECASE)
@@ -59,15 +60,17 @@ def pr_value(pr: Any) -> int | None:
     if isinstance(pr, bool):
         return None
     if isinstance(pr, int):
-        return pr
+        return pr if -MAX_NUMBER <= pr <= MAX_NUMBER else None
     if isinstance(pr, float):
-        return int(pr) if pr == pr else None
-    if isinstance(pr, str):
+        value = finite_or_none(pr)
+    elif isinstance(pr, str):
         try:
-            return int(float(pr.strip()))
-        except (ValueError, OverflowError):
+            value = finite_or_none(float(pr.strip()))
+        except ValueError:
             return None
-    return None
+    else:
+        return None
+    return None if value is None else int(value)
 
 
 def parse_turnorder(raw: Any) -> list[TurnEntry]:

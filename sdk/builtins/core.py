@@ -130,7 +130,7 @@ def delay(cmd: ChatCommand, ctx: Context) -> None:
     if len(args) != 1:
         raise UsageError()
     actor = actor_of(cmd, ctx)
-    ctx.rule(rules_enc.delay, actor, parse_int(args[0], "Steps"))
+    ctx.rule(rules_enc.delay, actor, parse_int(args[0], "Steps", 1, 1000))
 
 
 @script.command(
@@ -219,6 +219,12 @@ def vtt_turn_started(event: TurnStarted, ctx: Context) -> None:
     enc = ctx.encounter
     if event.source != "vtt" or not enc.in_combat:
         return
+    if event.skipped is not None:
+        ctx.say(
+            f"The VTT gave the turn to {event.skipped}, whose token is not on the scene: "
+            "the rules skip that combatant.",
+            whisper_to="gm",
+        )
     if event.token == enc.active and event.round in (None, enc.round):
         return  # the VTT echoing our own AdvanceTurn
     ctx.rule(rules_enc.next_turn)

@@ -39,9 +39,10 @@ from rules.foe import sneaking as rsneak
 from rules.foe import surprise as rsurprise
 from rules.foe.state import StealthField
 from rules.geometry import Cell
+from rules.numbers import MAX_CELL
 from rules.outcome import Outcome, RuleError
 from sdk.builtins.core import actor_as
-from sdk.commands import parse_float, parse_int, split_flags
+from sdk.commands import parse_distance, parse_float, parse_int, split_flags
 from sdk.context import Context
 from sdk.errors import UsageError
 from sdk.events import ChatCommand, TokenMoved
@@ -67,8 +68,21 @@ def parse_cell(text: str, ctx: Context) -> Cell:
     """``3,4`` or ``(3, 4)`` or a token's name (its cell)."""
     m = _CELL.match(text.strip())
     if m:
-        return Cell(x=int(m.group(1)), y=int(m.group(2)))
+        x, y = (parse_int(v, "A cell's column and row", -MAX_CELL, MAX_CELL) for v in m.groups())
+        return Cell(x=x, y=y)
     return ctx.token(text).cell
+
+
+MAX_MODIFIER = 1000
+"""The largest modifier or armor value a chat command takes."""
+MAX_MFD = 100
+"""The largest MFD a chat command takes (the default ladder tops out at 3)."""
+
+
+def _modifier(flags: dict[str, str | bool]) -> int:
+    if "modifier" not in flags:
+        return 0
+    return parse_int(str(flags["modifier"]), "The modifier", -MAX_MODIFIER, MAX_MODIFIER)
 
 
 def enemies_of(ctx: Context, actor: str, named: str | bool | None = None) -> list[str]:
@@ -277,7 +291,7 @@ def jump(cmd: ChatCommand, ctx: Context) -> None:
     if pos:
         if len(pos) != 2 or pos[0].lower() not in ("gap", "high", "long"):
             raise UsageError()
-        value = parse_float(pos[1], "The distance")
+        value = parse_distance(pos[1])
         if pos[0].lower() == "high":
             height = value
         else:
@@ -317,7 +331,7 @@ def sneak(cmd: ChatCommand, ctx: Context) -> None:
         raise UsageError()
     actor = actor_as(cmd, ctx, flags)
     enemies = enemies_of(ctx, actor, flags.get("enemies"))
-    modifier = parse_int(str(flags["modifier"]), "The modifier") if "modifier" in flags else 0
+    modifier = _modifier(flags)
     field = stealth_field_of(ctx, actor, flags)
     ctx.rule(rsneak.sneak, actor, enemies=enemies, modifier=modifier, field=field)
 
@@ -337,7 +351,7 @@ def hide(cmd: ChatCommand, ctx: Context) -> None:
     )
     actor = actor_as(cmd, ctx, flags)
     enemies = enemies_of(ctx, actor, flags.get("enemies"))
-    modifier = parse_int(str(flags["modifier"]), "The modifier") if "modifier" in flags else 0
+    modifier = _modifier(flags)
     field = stealth_field_of(ctx, actor, flags, keep_current=True)
     ctx.rule(rsneak.hide, actor, enemies=enemies, modifier=modifier, field=field)
 
@@ -347,8 +361,12 @@ def stealth_field_of(
 ) -> StealthField | None:
     """The stealth field a sneak or hide roll is made under: ``--field`` (with ``--bonus`` /
     ``--mfd``), else (``keep_current``) the field of his sneak this turn, else a burrow's."""
-    bonus = parse_int(str(flags["bonus"]), "The bonus") if "bonus" in flags else None
-    mfd = parse_float(str(flags["mfd"]), "The MFD") if "mfd" in flags else None
+    bonus = (
+        parse_int(str(flags["bonus"]), "The bonus", -MAX_MODIFIER, MAX_MODIFIER)
+        if "bonus" in flags
+        else None
+    )
+    mfd = parse_float(str(flags["mfd"]), "The MFD", 0, MAX_MFD) if "mfd" in flags else None
     name = flags.get("field")
     if name is None:
         if bonus is not None or mfd is not None:
@@ -408,8 +426,12 @@ def sneak_attack(cmd: ChatCommand, ctx: Context) -> None:
     if len(pos) != 2 or pos[1].lower() not in ("hit", "miss") or "damage" not in flags:
         raise UsageError()
     actor = actor_as(cmd, ctx, flags)
-    crit = parse_float(str(flags["crit"]), "The critical multiplier") if "crit" in flags else 1.0
-    armor = parse_int(str(flags["armor"]), "Armor") if "armor" in flags else 0
+    crit = (
+        parse_float(str(flags["crit"]), "The critical multiplier", 0, 100)
+        if "crit" in flags
+        else 1.0
+    )
+    armor = parse_int(str(flags["armor"]), "Armor", 0, MAX_MODIFIER) if "armor" in flags else 0
     ctx.rule(
         rsurprise.sneak_attack,
         actor,

@@ -40,7 +40,7 @@ from rules.outcome import RuleError
 from rules.spycraft import ready as rready
 from rules.spycraft import standoff as rstandoff
 from sdk.builtins.core import actor_as
-from sdk.commands import parse_float, split_flags
+from sdk.commands import parse_distance, split_flags
 from sdk.context import Context
 from sdk.errors import UsageError
 from sdk.events import (
@@ -89,7 +89,7 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
             raise UsageError(f"No region {rest_raw!r} (regions: {known}).")
         return EnterSpec(region=name, exclude=actor), f"someone enters {name}"
     if head == "within" and rest:
-        dist = parse_float(rest.split()[0], "The distance")
+        dist = parse_distance(rest.split()[0])
         return (
             WithinSpec(anchor=actor, distance=dist, exclude=actor),
             f"someone comes within {dist:g} ft",

@@ -42,8 +42,8 @@ from adapters.bridge.dashboard.view import (
     build_view,
     log_lines,
 )
-from adapters.bridge.protocol import ErrorCode, ack_error
-from adapters.bridge.server import Refused, TokenBucket, _validation_ack, client_address
+from adapters.bridge.protocol import ErrorCode, ack_error, validation_ack
+from adapters.bridge.server import Refused, TokenBucket, client_address
 from adapters.bridge.world import Ack, WorldHost
 from sdk.effects import EFFECTS_ADAPTER
 from sdk.events import PromptAnswered
@@ -382,7 +382,7 @@ class DashboardFeed:
         try:
             data = AnswerIn.model_validate(payload)
         except ValidationError as e:
-            return _validation_ack(e)
+            return validation_ack(e)
         w = self.watched.get(viewer.world)
         if w is None:
             return ack_error(ErrorCode.SHUTTING_DOWN, "The world is not loaded; try again.")

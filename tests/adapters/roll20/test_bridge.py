@@ -151,7 +151,12 @@ def test_the_adapter_is_servable_and_publishes_schemas() -> None:
         ),
         ("change:door", {"id": "b8", "obj": {}}, "unknown_event", None),
         ("change:graphic", ["not", "an", "object"], "bad_payload", None),
-        ("snapshot", {"id": "b9", "page": {"scale_number": 0}}, "wrong_type", "page.scale_number"),
+        (
+            "snapshot",
+            {"id": "b9", "page": {"scale_number": 0}},
+            "out_of_range",
+            "page.scale_number",
+        ),
     ],
 )
 async def test_bad_payloads_get_error_codes_and_change_nothing(

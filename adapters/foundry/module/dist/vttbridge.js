@@ -3460,6 +3460,10 @@ function newId() {
 function plain(value2) {
   return value2 === void 0 ? void 0 : JSON.parse(JSON.stringify(value2));
 }
+function dimensionsOf(scene) {
+  const d = scene?.dimensions;
+  return d?.width > 0 && d?.height > 0 ? { dimensions: { width: d.width, height: d.height } } : {};
+}
 function toObject(doc) {
   return typeof doc?.toObject === "function" ? doc.toObject() : plain(doc);
 }
@@ -3640,7 +3644,7 @@ var Bridge = class {
       shapes: plain(r.shapes ?? r._source?.shapes ?? [])
     }));
     this.send("snapshot", {
-      scene: { _id: scene.id, name: scene.name, grid: gridData(scene) },
+      scene: { _id: scene.id, name: scene.name, grid: gridData(scene), ...dimensionsOf(scene) },
       tokens: tokens.map((t) => toObject(t)),
       combat: combat ? combatData(combat) : null,
       users: (game.users?.contents ?? [...game.users ?? []]).map((u) => ({ _id: u.id, name: u.name, role: u.role })),

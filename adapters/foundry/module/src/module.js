@@ -34,6 +34,12 @@ function plain(value) {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
+/** The canvas size (scene plus padding, px), so the bridge can refuse positions off it. */
+function dimensionsOf(scene) {
+  const d = scene?.dimensions;
+  return d?.width > 0 && d?.height > 0 ? { dimensions: { width: d.width, height: d.height } } : {};
+}
+
 function toObject(doc) {
   return typeof doc?.toObject === "function" ? doc.toObject() : plain(doc);
 }
@@ -240,7 +246,7 @@ export class Bridge {
       shapes: plain(r.shapes ?? r._source?.shapes ?? []),
     }));
     this.send("snapshot", {
-      scene: { _id: scene.id, name: scene.name, grid: gridData(scene) },
+      scene: { _id: scene.id, name: scene.name, grid: gridData(scene), ...dimensionsOf(scene) },
       tokens: tokens.map((t) => toObject(t)),
       combat: combat ? combatData(combat) : null,
       users: (game.users?.contents ?? [...(game.users ?? [])]).map((u) => ({ _id: u.id, name: u.name, role: u.role })),
