@@ -17,12 +17,20 @@ where the seed is silent:
 * While a character is sneaking (``rules.foe.sneaking``) his drags are sneak movement instead.
 * Dodging costs an action (and so caps the round at 1x speed); the shift it gives is outside the
   budget and is at most to a touching cell (a dive out of the way, not a free move).
+
+:func:`budget` is the one answer to "how far may he still go this turn, at which pace": what the
+dashboard shows, what the VTT's ruler is coloured by and what Roll20 whispers after a drag.
+Two move actions are the run (both actions moving covers 3x speed), so "within two actions"
+and "within a run" are one pace: walk (the turn stays within one action, 1x speed), run (both
+actions, 3x), sneak (sneak movement while sneaking), and beyond, which a move is refused.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
 
 from rules import actions
 from rules.encounter import Combatant, Encounter, require_turn
@@ -82,6 +90,64 @@ def movement_allowed(enc: Encounter, actor: str) -> float:
     if sneak is not None and sneak.active:
         return sneak.left
     return max(0.0, round_cap(enc, actor) - _regular_moved(enc, actor))
+
+
+class MoveBudget(BaseModel):
+    """What one character may still move this turn, in feet, by pace (see :func:`budget`).
+    Each figure counts from where he stands now."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speed: float
+    """His move speed: what one action spent moving covers."""
+    moved: float
+    """What he has moved this turn (on foot and sneaking)."""
+    left: float
+    """The most he may still move (:func:`movement_allowed`)."""
+    walk: float | None
+    """What he may move with the turn's movement staying within one action (1x speed in all),
+    keeping his other action; None while sneaking."""
+    run: float | None
+    """What he may move running (both actions, 3x speed in all) while a run is still open;
+    None once another action is taken (or with a single action) and while sneaking."""
+    sneak: float | None
+    """His sneak movement left while he is sneaking (his drags are sneak movement), else None."""
+    turn: bool
+    """He may move now: it is his turn and he is not sitting out a surprise round."""
+
+
+def budget(enc: Encounter, actor: str) -> MoveBudget | None:
+    """``actor``'s movement budget this turn, or None when nothing limits it (not in a FoE
+    fight). A combatant waiting for his turn keeps his figures (``turn`` False: a move now is
+    refused); a surprised character in the surprise round has none left."""
+    require_foe(enc)
+    ch = enc.character(actor)
+    speed = ch.move
+    if enc.foe.surprise_round and actor in enc.foe.surprised:
+        return MoveBudget(
+            speed=speed, moved=0.0, left=0.0, walk=None, run=None, sneak=None, turn=False
+        )
+    if not fighting(enc, actor):
+        return None
+    cb = enc.combatants[actor]
+    turn = enc.active == actor
+    sneak = enc.foe.sneak.get(actor)
+    if sneak is not None and sneak.active:
+        left = sneak.left
+        return MoveBudget(
+            speed=speed, moved=cb.moved_ft, left=left, walk=None, run=None, sneak=left, turn=turn
+        )
+    on_foot = _regular_moved(enc, actor)
+    cap = _cap(speed, cb, cb.actions_taken.count(MOVE))
+    return MoveBudget(
+        speed=speed,
+        moved=cb.moved_ft,
+        left=max(0.0, cap - on_foot),
+        walk=max(0.0, min(cap, speed) - on_foot),
+        run=max(0.0, cap - on_foot) if cap > speed else None,
+        sneak=None,
+        turn=turn,
+    )
 
 
 def _why(enc: Encounter, actor: str) -> str:

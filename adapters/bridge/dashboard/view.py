@@ -22,14 +22,13 @@ What comes from where:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rules.encounter import Combatant, Encounter
-from rules.foe.movement import movement_allowed, round_cap
+from rules.encounter import Encounter
+from rules.foe.movement import budget
 from rules.spycraft.standoff import thresholds_exceeded
 from rules.spycraft.state import StandOff
 from sdk.builtins.spycraft import READY_WATCH
@@ -104,7 +103,7 @@ class MovementView(BaseModel):
     speed: float
     moved: float
     left: float | None
-    """The most he may move now (``rules.foe.movement.movement_allowed``)."""
+    """The most he may move now (``rules.foe.movement.budget``)."""
     walk: float | None
     """Moving with one action, keeping the other."""
     run: float | None
@@ -429,32 +428,18 @@ def _combatant(enc: Encounter, token: str, foe: bool) -> CombatantView:
         half_actions=cb.half_actions,
         actions_taken=list(cb.actions_taken),
         free_used=cb.free_used,
-        movement=_movement(enc, token, cb) if foe and token in enc.characters else None,
+        movement=_movement(enc, token) if foe and token in enc.characters else None,
     )
 
 
-def _movement(enc: Encounter, token: str, cb: Combatant) -> MovementView:
-    """What ``rules.foe.movement`` allows him, split by pace. ``movement_allowed`` is the
-    rules' own answer; the paces follow from ``round_cap`` (3x speed while a run is still
-    open, else 1x) and what he has moved on foot this turn."""
-    speed = enc.character(token).move
-    allowed = movement_allowed(enc, token)
-    sneak = enc.foe.sneak.get(token)
-    if math.isinf(allowed):
+def _movement(enc: Encounter, token: str) -> MovementView:
+    """What ``rules.foe.movement.budget`` allows him, by pace."""
+    b = budget(enc, token)
+    if b is None:  # not in the fight: he moves freely
+        speed = enc.character(token).move
         return MovementView(speed=speed, moved=0.0, left=None, walk=None, run=None, sneak=None)
-    if sneak is not None and sneak.active:  # his drags are sneak movement now
-        return MovementView(
-            speed=speed, moved=cb.moved_ft, left=allowed, walk=None, run=None, sneak=sneak.left
-        )
-    on_foot = cb.moved_ft - (sneak.moved if sneak is not None else 0.0)
-    cap = round_cap(enc, token)
     return MovementView(
-        speed=speed,
-        moved=cb.moved_ft,
-        left=allowed,
-        walk=max(0.0, min(cap, speed) - on_foot),
-        run=max(0.0, cap - on_foot) if cap > speed else None,
-        sneak=None,
+        speed=b.speed, moved=b.moved, left=b.left, walk=b.walk, run=b.run, sneak=b.sneak
     )
 
 

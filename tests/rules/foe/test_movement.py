@@ -194,3 +194,72 @@ def test_bad_cells_are_data_errors():
     with pytest.raises(RuleError):
         move(enc, "pip", [])
     assert isinstance(Cell.model_validate({"x": 1, "y": 2}), Cell)
+
+
+# -- the budget by pace (the dashboard, the VTT's ruler and Roll20's whisper read it) ------------
+
+
+def paces(b):
+    return (b.left, b.walk, b.run, b.sneak, b.turn)
+
+
+def test_budget_at_the_start_of_his_turn_walks_1x_and_runs_3x():
+    from rules.foe.movement import budget
+
+    enc = runner(25)
+    b = budget(enc, "pip")
+    assert (b.speed, b.moved) == (25, 0)
+    assert paces(b) == (75, 25, 75, None, True)
+
+
+def test_budget_counts_what_he_moved_within_and_past_the_first_action():
+    from rules.foe.movement import budget
+
+    enc = runner(25)
+    move(enc, "pip", east(10))
+    assert paces(budget(enc, "pip")) == (65, 15, 65, None, True)
+    move(enc, "pip", east(20, start=(2, 0)))  # 30 ft in all: the turn is a run now
+    b = budget(enc, "pip")
+    assert (b.moved, *paces(b)) == (30, 45, 0, 45, None, True)
+    assert b.left == movement_allowed(enc, "pip")
+
+
+def test_budget_after_another_action_has_no_run():
+    from rules.foe.movement import budget
+
+    enc = runner(25)
+    take_action(enc, "pip", "half", "shoot")
+    assert paces(budget(enc, "pip")) == (25, 25, None, None, True)
+    move(enc, "pip", east(25))
+    assert paces(budget(enc, "pip")) == (0, 0, None, None, True)
+
+
+def test_budget_while_sneaking_is_the_sneak_movement_left():
+    from rules.foe.movement import budget
+    from rules.foe.sneaking import sneak
+
+    enc = world(pony("shade", move=30, sneak_skill=60, agility=6), pony("watch"),
+                at={"shade": (0, 0), "watch": (10, 0)})  # fmt: skip
+    fight(enc, ["shade", "watch"])
+    sneak(enc, "shade", ScriptedRoller([1, 99]), enemies=["watch"])
+    assert paces(budget(enc, "shade")) == (15, None, None, 15, True)
+    move(enc, "shade", east(10))
+    b = budget(enc, "shade")
+    assert (b.moved, *paces(b)) == (10, 5, None, None, 5, True)
+
+
+def test_budget_out_of_turn_keeps_his_figures_and_says_not_now():
+    from rules.foe.movement import budget
+
+    enc = runner(25)
+    b = budget(enc, "ox")
+    assert b.turn is False and b.left == 75  # ox: the default move, 25 ft
+    next_turn(enc, ScriptedRoller())
+    assert budget(enc, "pip").turn is False and budget(enc, "ox").turn is True
+
+
+def test_no_budget_outside_the_fight():
+    from rules.foe.movement import budget
+
+    enc = world(pony("pip", move=25), at={"pip": (0, 0)})
+    assert budget(enc, "pip") is None
