@@ -2,7 +2,8 @@
 
 An adapter translates each effect into its VTT's native command (Foundry ``ChatMessage.create``,
 ``Token.update``, ``Combatant.update``, ``Combat.update``, ``Actor.update``,
-``Actor.toggleStatusEffect``; Roll20 ``sendChat``, ``set``, ``Campaign.set``, ``setStats``).
+``Actor.toggleStatusEffect``; Roll20 ``sendChat``, ``set``, ``Campaign.set``, ``setStats``,
+``budget``).
 Effects are frozen pydantic models discriminated by ``type``; :data:`Effect` is their union and
 :data:`EFFECT_ADAPTER` validates or dumps them.
 """
@@ -13,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from rules.geometry import Cell
+from rules.foe.movement import MoveBudget
+from rules.geometry import Cell, DiagonalMetric
 
 
 class BaseEffect(BaseModel):
@@ -104,6 +106,26 @@ class UpdateConditions(BaseEffect):
     """Conditions it showed and is no longer in, sorted."""
 
 
+class MovementBudget(BaseEffect):
+    """What ``token`` may still move this turn by the rules (Fallout: Equestria:
+    :func:`rules.foe.movement.budget`, in the grid's units), sent when it changed: at a turn
+    change and after a move or an action (:mod:`sdk.builtins.budget`). ``budget`` None:
+    nothing limits its movement any more (the fight is over, it left the turn order). A VTT
+    shows it where the player drags (Foundry: the Token Ruler's colours; Roll20: a whisper
+    after a drag)."""
+
+    type: Literal["movement_budget"] = "movement_budget"
+    token: str
+    budget: MoveBudget | None
+    metric: DiagonalMetric = DiagonalMetric.ALTERNATING
+    """How the rules measure a path (the world's diagonal option), for a ruler that measures
+    as they do."""
+    cause: Literal["turn", "move", "action", "other"] = "other"
+    """What changed it: a turn change, a move from the VTT (a drag), a command or a rule."""
+    player: str | None = None
+    """After a move from the VTT: who moved the token (the player to tell what is left)."""
+
+
 Effect = Annotated[
     PostChat
     | UpdateToken
@@ -111,7 +133,8 @@ Effect = Annotated[
     | AdvanceTurn
     | AskPlayer
     | UpdateStats
-    | UpdateConditions,
+    | UpdateConditions
+    | MovementBudget,
     Field(discriminator="type"),
 ]
 """Any effect, discriminated by ``type``."""
@@ -126,6 +149,7 @@ __all__ = [
     "AskPlayer",
     "BaseEffect",
     "Effect",
+    "MovementBudget",
     "PostChat",
     "SetInitiative",
     "UpdateConditions",

@@ -5,6 +5,10 @@ command out is one Foundry call the module makes (``ChatMessage.create``, ``Toke
 ``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``, ``Actor.update``,
 ``Actor.toggleStatusEffect``).
 
+A token's movement budget this turn (:class:`sdk.effects.MovementBudget`) is written to the
+token as ``flags.vttbridge.budget`` (``Token.update``): Foundry shares a document's flags with
+every client, so each player's Token Ruler colours a drag by it without asking the bridge.
+
 What the rules change on a character goes back to its sheet through the same per-system table
 that read it (:mod:`adapters.foundry.systems`): ``Actor.update`` at the path each stat was read
 from (the snapshot records them in the actor's and token's ``vtt`` data), of the world actor for
@@ -417,6 +421,8 @@ class FoundryAdapter(Adapter):
                 return self._actor_update(effect, world)
             case fx.UpdateConditions():
                 return self._statuses(effect, world)
+            case fx.MovementBudget():
+                return self._budget(effect, world)
         log.warning("Foundry adapter: no command for effect %s", type(effect).__name__)
         return []
 
@@ -460,6 +466,25 @@ class FoundryAdapter(Adapter):
         if not set(data) - {"_id", "sceneId"}:
             return []
         options: dict[str, Any] = {"animate": u.animate, FLAG: {"bridge": True}}
+        return [Command(op="Token.update", data=data, options=options)]
+
+    def _budget(self, b: fx.MovementBudget, world: Any) -> list[Command]:
+        """``flags.vttbridge.budget`` on the token: the rules' figures (feet, in the grid's
+        units), how they measure a path (``metric``, ``distance`` per cell), or null when
+        nothing limits the token any more (the module draws the plain ruler then)."""
+        if _token(world, b.token) is None:
+            return []
+        value: dict[str, Any] | None = None
+        if b.budget is not None:
+            grid = _get(_get(world, "encounter"), "grid")
+            value = {
+                **b.budget.model_dump(),
+                "metric": b.metric.value,
+                "distance": float(_get(grid, "distance", 5.0) or 5.0),
+            }
+        data = _token_ref(b.token, world)
+        data["flags"] = {FLAG: {"budget": value}}
+        options = {"animate": False, FLAG: {"bridge": True, "budget": True}}
         return [Command(op="Token.update", data=data, options=options)]
 
     def _release(self, r: holds.ReleaseMove, world: Any) -> Command:

@@ -3,7 +3,8 @@
 Inbound events are the Roll20 event names the Mod script forwards (see :data:`INBOUND`); every
 command out is one sandbox call the Mod makes: ``sendChat``, ``set`` on a graphic,
 ``Campaign.set`` of the turn order (merged there with the live order, see
-:func:`adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod holds).
+:func:`adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod holds)
+and ``budget`` (the whisper of what is left of a token's movement after a drag in a fight).
 
 Two things differ from Foundry and shape this module:
 
@@ -63,6 +64,7 @@ from .models import (
     BAR_NAMES,
     AddGraphic,
     Bars,
+    BudgetData,
     CampaignSetData,
     ChangeAttribute,
     ChangeGraphic,
@@ -112,6 +114,7 @@ OUTBOUND: dict[str, type[BaseModel]] = {
     "Campaign.set": CampaignSetData,
     "watch": WatchData,
     "setStats": SetStatsData,
+    "budget": BudgetData,
 }
 MARKERS_ENV = "VTTBRIDGE_ROLL20_MARKERS"
 
@@ -649,6 +652,8 @@ class Roll20Adapter(Adapter):
                 return [self._set_stats(effect, world)]
             case fx.UpdateConditions():
                 return self._markers(effect)
+            case fx.MovementBudget():
+                return self._budget(effect, world)
         kind = str(getattr(effect, "type", type(effect).__name__))
         if kind.endswith("watch_moves"):
             return [self._watch(effect, world)]
@@ -758,6 +763,28 @@ class Roll20Adapter(Adapter):
         )
         return _campaign_set(patch)
 
+    def _budget(self, b: fx.MovementBudget, world: Any) -> list[Command]:
+        """After an accepted drag in a fight (``cause`` move), whisper the mover what is left;
+        a budget that changed for any other reason (a turn, an action) is not told: Roll20 has
+        no ruler to show it on, and the rules' chat already says what an action did."""
+        if b.cause != "move" or b.budget is None or not b.budget.turn:
+            return []
+        tok = _token(world, b.token)
+        name = _get(tok, "name") or b.token
+        units = _get(_get(_get(world, "encounter"), "grid"), "units", "ft") or "ft"
+        text = budget_text(name, b.budget, units)
+        chat = self._chat(escape_chat(text), b.player or "gm", None, world)
+        data = BudgetData(
+            token=b.token,
+            speakingAs=chat.data["speakingAs"],
+            message=chat.data["message"],
+            left=b.budget.left,
+            walk=b.budget.walk,
+            run=b.budget.run,
+            sneak=b.budget.sneak,
+        )
+        return [Command(op="budget", data=data.model_dump())]
+
     def _watch(self, effect: Any, world: Any) -> Command:
         """The built-in holds script's watch set (``watch_moves``, see
         :mod:`sdk.builtins.holds`) as the Mod's ``watch`` command."""
@@ -811,6 +838,26 @@ def _acting_order(world: Any) -> list[str] | None:
 
 def _px(v: float) -> int | float:
     return int(v) if float(v).is_integer() else v
+
+
+def budget_text(name: str, b: Any, units: str = "ft") -> str:
+    """``Mint: 15 ft left walking (one action), 65 ft running.``: a movement budget in words."""
+
+    def ft(v: float) -> str:
+        return f"{v:g} {units}"
+
+    if b.sneak is not None:
+        return f"{name}: {ft(b.sneak)} of sneak movement left this turn."
+    if b.left <= 0:
+        return f"{name} has no movement left this turn."
+    parts = []
+    if b.walk:
+        parts.append(f"{ft(b.walk)} left walking (one action)")
+    if b.run:
+        parts.append(f"{ft(b.run)} running (both actions)")
+    if not parts:
+        parts.append(f"{ft(b.left)} left")
+    return f"{name}: {', '.join(parts)} this turn."
 
 
 def _speaking_as(speaker: str | None, world: Any) -> str:
@@ -893,6 +940,7 @@ __all__ = [
     "INBOUND",
     "OUTBOUND",
     "Roll20Adapter",
+    "budget_text",
     "coerce_stat",
     "escape_chat",
     "substitute_inline_rolls",

@@ -396,6 +396,21 @@ class SendChatData(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+class BudgetData(BaseModel):
+    """After an accepted drag in a fight, what is left of the token's movement this turn (the
+    rules' :func:`rules.foe.movement.budget`, in the page's units): the Mod whispers ``message``
+    (a ``sendChat`` line, its ``/w`` included) to the mover, unless its ``budget`` setting is
+    off. Roll20 has no ruler to colour, so this is where the player sees it."""
+
+    token: str
+    speakingAs: str
+    message: str
+    left: float
+    walk: float | None = None
+    run: float | None = None
+    sneak: float | None = None
+
+
 class CellRef(BaseModel):
     x: int
     y: int

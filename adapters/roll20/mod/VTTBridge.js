@@ -11,7 +11,8 @@
 //   - The relay posts the bridge's commands back as `!vttbridge <URI-encoded JSON>`; this script
 //     runs them (`sendChat`, `set` on a graphic (status markers merged with its live ones),
 //     `Campaign.set` of the turn order merged with the live order, `watch`, `setStats`: what the
-//     rules changed on a character) and answers each with a hidden `result` whisper.
+//     rules changed on a character, `budget`: what is left of a token's movement after a drag,
+//     whispered to the mover) and answers each with a hidden `result` whisper.
 //
 // `setStats` writes each stat where it is read from: the token's bar the `bars` setting maps to
 // it when the bar is linked (its attribute) or holds a number; else the `<statPrefix><stat>`
@@ -66,6 +67,8 @@ var VTTBridge =
       bars: { def: { bar1: "hp" },
         help: "what each bar means: hp (a drop is damage) or a stat name, e.g. bar1=hp,bar2=wounds" },
       statPrefix: { def: "vttb_", help: "character attributes named <prefix><stat> go to the rules" },
+      budget: { def: true,
+        help: "after an accepted drag in a fight, whisper the mover what is left of the token's movement (walk / run)" },
     };
 
     // -- runtime memory (not persisted) ---------------------------------------------------------
@@ -513,9 +516,20 @@ var VTTBridge =
           return null;
         case "setStats":
           return setStats(data);
+        case "budget":
+          return whisperBudget(data);
         default:
           return { code: "unknown_op", message: "no such operation: " + op };
       }
+    }
+
+    /** What is left of a token's movement after a drag: the bridge's line, whispered to the
+     * mover (the bridge names them), unless the GM turned it off (--set budget off). */
+    function whisperBudget(data) {
+      if (!st().settings.budget) return { skipped: "budget whispers are off" };
+      if (typeof data.message !== "string") return { code: "bad_command", message: "budget needs a message" };
+      sendChat(data.speakingAs || SCRIPT, data.message, null, { noarchive: true });
+      return null;
     }
 
     function setGraphic(data) {

@@ -339,3 +339,26 @@ def test_conditions_are_status_effects(adapter):
     assert (
         out(adapter, fx.UpdateConditions(token="tKevin0000000001", conditions=["x"]), world) == []
     )
+
+
+def test_movement_budget_is_a_flag_on_the_token_every_client_reads(adapter):
+    from rules.foe.movement import MoveBudget
+    from rules.geometry import DiagonalMetric
+
+    b = MoveBudget(speed=25, moved=10, left=65, walk=15, run=65, sneak=None, turn=True)
+    effect = fx.MovementBudget(
+        token="tKevin0000000001", budget=b, metric=DiagonalMetric.CHEBYSHEV, cause="move"
+    )
+    (cmd,) = out(adapter, effect)
+    assert cmd.op == "Token.update"
+    assert cmd.data["_id"] == "tKevin0000000001" and cmd.data["sceneId"] == "NUEDEFAULTSCENE0"
+    assert cmd.data["flags"][FLAG]["budget"] == {
+        "speed": 25, "moved": 10, "left": 65, "walk": 15, "run": 65, "sneak": None,
+        "turn": True, "metric": "chebyshev", "distance": 5.0,
+    }  # fmt: skip
+    assert cmd.options == {"animate": False, FLAG: {"bridge": True, "budget": True}}
+    OUTBOUND["Token.update"].model_validate(cmd.data)
+    # the fight is over: the flag is cleared (the module draws the plain ruler)
+    (clear,) = out(adapter, fx.MovementBudget(token="tKevin0000000001", budget=None))
+    assert clear.data["flags"][FLAG]["budget"] is None
+    assert out(adapter, fx.MovementBudget(token="nobody", budget=None)) == []

@@ -840,3 +840,29 @@ def test_merge_never_drops_or_changes_foreign_rows() -> None:
         assert sum(r.is_custom for r in merged) == sum(r["id"] == "-1" for r in live)
 
     check()
+
+
+def test_a_drag_in_a_fight_whispers_the_mover_what_is_left(
+    adapter: Roll20Adapter, world: World
+) -> None:
+    from rules.foe.movement import MoveBudget
+
+    b = MoveBudget(speed=25, moved=10, left=65, walk=15, run=65, sneak=None, turn=True)
+    drag = fx.MovementBudget(token="-OTokPC01", budget=b, cause="move", player="-OPlay02")
+    (cmd,) = adapter.translate_out(drag, world)
+    assert cmd.op == "budget"
+    assert cmd.data["message"] == (
+        '/w "Bob" Kevin: 15 ft left walking (one action), 65 ft running (both actions) this turn.'
+    )
+    assert (cmd.data["token"], cmd.data["walk"], cmd.data["run"]) == ("-OTokPC01", 15, 65)
+    OUTBOUND["budget"].model_validate(cmd.data)
+    sneaking = b.model_copy(update={"walk": None, "run": None, "sneak": 5, "left": 5})
+    (cmd,) = adapter.translate_out(drag.model_copy(update={"budget": sneaking}), world)
+    assert cmd.data["message"].endswith("Kevin: 5 ft of sneak movement left this turn.")
+    spent = b.model_copy(update={"walk": 0, "run": None, "left": 0})
+    (cmd,) = adapter.translate_out(drag.model_copy(update={"budget": spent}), world)
+    assert cmd.data["message"].endswith("Kevin has no movement left this turn.")
+    # a turn change or an action: no ruler to show it on, nothing whispered
+    for cause in ("turn", "action", "other"):
+        assert adapter.translate_out(drag.model_copy(update={"cause": cause}), world) == []
+    assert adapter.translate_out(drag.model_copy(update={"budget": None}), world) == []

@@ -23,11 +23,11 @@ async def test_vtt_moves_within_budget_are_recorded():
     async with WorldHarness(system="foe") as w:
         await fight(w)
         out = await w.move("mint", (5, 0), player="pm")  # 25 ft: one move action
-        assert out == []
+        assert [e.type for e in out] == ["movement_budget"]  # nothing else: no chat, no move
         cb = w.encounter.combatants["mint"]
         assert cb.moved_ft == 25 and cb.actions_taken == ["move"]
         out = await w.move("mint", (15, 0), player="pm")  # 50 more: 75 ft, a full run
-        assert out == [] and cb.moved_ft == 75
+        assert [e.type for e in out] == ["movement_budget"] and cb.moved_ft == 75
 
 
 async def test_over_budget_move_is_reverted_and_reported():
@@ -52,7 +52,7 @@ async def test_gm_moves_and_the_setting_keep_illegal_moves():
         out = await w.move("mint", (20, 0), player="pm")
         assert not w.moves(out) and w.world.tokens["mint"].cell == Cell(x=20, y=0)
         await w.gm_says("!set check_moves false")
-        assert await w.move("mint", (40, 0), player="pm") == []
+        assert await w.move("mint", (40, 0), player="pm") == []  # unchecked: nothing counted
 
 
 async def test_move_command_walks_waypoints():
@@ -125,7 +125,8 @@ async def test_attack_halves_a_drags_movement_and_rules_out_a_charge():
             whisper_to="pm",
         )
         out = await w.move("mint", (5, 0), player="pm")  # 1x: allowed
-        assert out == [] and w.encounter.combatants["mint"].actions_taken == ["attack", "move"]
+        assert [e.type for e in out] == ["movement_budget"]
+        assert w.encounter.combatants["mint"].actions_taken == ["attack", "move"]
 
 
 async def test_a_charge_declared_after_a_drag_is_judged_on_the_dragged_path():

@@ -250,6 +250,9 @@ test("round 2: a charge too short, one that lands with a horn, a sneak under wei
       assert.match(hit, /6d6 \([\d, ]+\) \+ 6 = \d+/); // one horn: 6d6 + STR
       charged = true;
     } else if (who === "-OTokPip") {
+      // a drag in the fight: Cat, who plays Pip, is whispered what is left (Roll20 has no ruler)
+      r20.drag("-OTokPip", cellPx(5, 8));
+      await said(/^Pip: 15 ft left walking \(one action\), 65 ft running \(both actions\) this turn\.$/, { to: "Cat" });
       r20.type(P.cat.id, "!sneak --enemies Raider1,Raider2", { selected: ["-OTokPip"] });
       // Sneak 40, weight 61 macs: -10 (two steps of 10 over 50, rounded up)
       await said(/^Pip rolls Sneak: \d+ against 30 — (succeeds|fails)\./);
@@ -271,6 +274,9 @@ test("the Roll20 calls the Mod made", async () => {
   assert.ok(chat.length >= 10);
   assert.ok(chat.every((c) => c.speakingAs === "VTTBridge"));
   assert.ok(chat.some((c) => c.message.startsWith('/w "Bob" ')));
+  // after Pip's drag, one whisper of what was left, to Cat (Bramble's charge was no drag)
+  const left = chat.filter((c) => / left walking /.test(c.message));
+  assert.deepEqual(left.map((c) => c.message.split(" ").slice(0, 3).join(" ")), ['/w "Cat" Pip:']);
   // the only token the bridge moved is Bramble, once, to the end of his charge
   const sets = ops("set").filter((c) => c.type === "graphic");
   const moves = sets.filter((c) => "left" in c.attrs || "top" in c.attrs);

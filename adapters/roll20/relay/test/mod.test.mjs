@@ -273,6 +273,25 @@ test("commands: sendChat, set (pixels or a cell), results, duplicates", async ()
   assert.equal(r20.state.VTTBridge.applied.w1, 17);
 });
 
+test("budget: what is left after a drag is whispered to the mover, unless the GM turns it off", async () => {
+  const { r20, gm } = campaign();
+  const line = "/w \"Bob\" Kevin: 15 ft left walking (one action), 65 ft running (both actions) this turn.";
+  const budget = (seq) => ({ seq, op: "budget", data: { token: "-OTokPC01", speakingAs: "VTTBridge", message: line, left: 65, walk: 15, run: 65, sneak: null } });
+  command(r20, [budget(20)]);
+  await tick(5);
+  const whisper = r20.visibleChat().filter((m) => m.type === "whisper" && m.target === "Bob");
+  assert.deepEqual(whisper.map((m) => m.content), ["Kevin: 15 ft left walking (one action), 65 ft running (both actions) this turn."]);
+  assert.equal(r20.calls.findLast((c) => c.op === "sendChat").options.noarchive, true);
+  r20.type(gm.id, "!vttbridge --set budget off");
+  await tick(5);
+  assert.equal(r20.state.VTTBridge.settings.budget, false);
+  command(r20, [budget(21)]);
+  await tick(5);
+  const results = (await frames(r20, "results")).flatMap((f) => f.b);
+  assert.deepEqual(results.at(-1), { seq: 21, ok: true, skipped: "budget whispers are off" });
+  assert.equal(r20.visibleChat().filter((m) => m.type === "whisper" && m.target === "Bob").length, 1);
+});
+
 test("Campaign.set merges into the live turn order, keeping foreign rows", async () => {
   const { r20 } = campaign();
   const live = [

@@ -1,0 +1,170 @@
+"""Movement budgets for the VTT: what each token may still move this turn, sent when it changes.
+
+In a Fallout: Equestria fight this script sends a :class:`sdk.effects.MovementBudget` for the
+token whose turn it is whenever its budget (:func:`rules.foe.movement.budget`) differs from the
+one sent last: at each turn change (the previous token's too: it may no longer move), after a
+move and after a command or an answer that spent an action. When the fight ends, every token
+it sent a budget for gets ``budget=None``. The VTT shows it where the player drags (Foundry:
+the Token Ruler is coloured by it, no round trip while dragging; Roll20: the mover is whispered
+what is left after a drag).
+
+What was sent last is kept in the world's store (``store["budget"]["sent"]``: token -> the
+effect's figures), so a replay of the log sends exactly what was sent, and a restart does not
+send it all again.
+
+Cost: one budget (a few dictionary reads) per event in a FoE fight, for the token whose turn it
+is (and, at a turn change, the one whose turn ended); nothing outside a FoE fight. A command's
+spend happens after the listeners of its ``ChatCommand`` ran, so for commands and answers the
+check runs in an internal :class:`BudgetCheck` event dispatched after them (scripts that listen
+to every event see it, ``type="budget_check"``).
+
+This is a built-in: every world loads it (:data:`sdk.builtins.BUILTIN_SCRIPTS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from rules.foe.movement import budget
+from sdk.context import Context
+from sdk.effects import MovementBudget
+from sdk.events import (
+    ActorUpdated,
+    BaseEvent,
+    ChatCommand,
+    CombatantRemoved,
+    CombatEnded,
+    CombatStarted,
+    PromptAnswered,
+    RoundStarted,
+    SceneSnapshot,
+    TimerFired,
+    TokenMoved,
+    TokenRemoved,
+    TokenUpdated,
+    TurnStarted,
+)
+from sdk.script import Script
+
+SCRIPT_NAME = "budget"
+
+script = Script(
+    SCRIPT_NAME,
+    description="Sends each token's movement budget to the VTT when it changes (FoE).",
+)
+
+Cause = Literal["turn", "move", "action", "other"]
+
+
+class BudgetCheck(BaseEvent):
+    """Internal: compare the budget with the one sent, after the event that derived it."""
+
+    type: Literal["budget_check"] = "budget_check"
+    cause: Cause = "action"
+
+
+def state_of(store: dict[str, Any]) -> dict[str, Any]:
+    """This script's part of the world store: ``sent`` (token -> the figures last sent) and
+    ``active`` (whose turn it was at the last check)."""
+    store.setdefault("sent", {})
+    store.setdefault("active", None)
+    return store
+
+
+@script.on(
+    ChatCommand,
+    PromptAnswered,
+    TokenMoved,
+    TurnStarted,
+    RoundStarted,
+    CombatStarted,
+    CombatEnded,
+    CombatantRemoved,
+    TokenUpdated,
+    ActorUpdated,
+    SceneSnapshot,
+    TokenRemoved,
+    TimerFired,
+    BudgetCheck,
+)
+def on_event(event: BaseEvent, ctx: Context) -> None:
+    """The events that can change a budget (a refused move changes none)."""
+    world = ctx.world
+    enc = world.encounter
+    if enc.options.system != "foe":
+        return
+    if isinstance(event, ChatCommand | PromptAnswered):
+        # the command (a choice handler) spends after these listeners: look after it
+        ctx.emit_event(BudgetCheck(source="script"))
+        return
+    if not enc.in_combat and not ctx.store.get("sent"):
+        return  # no fight and nothing shown: all an event outside a fight costs
+    cause: Cause = "other"
+    player = None
+    if isinstance(event, BudgetCheck):
+        cause = event.cause
+    elif isinstance(event, TokenMoved):
+        if event.source == "vtt":
+            cause, player = "move", event.player or world.player_for(event.token)
+        else:
+            cause = "action"
+    check(ctx, cause, player, ended=isinstance(event, CombatEnded), removed=_removed(event))
+
+
+def _removed(event: BaseEvent) -> str | None:
+    return event.token if isinstance(event, TokenRemoved) else None
+
+
+def check(
+    ctx: Context,
+    cause: Cause = "other",
+    player: str | None = None,
+    *,
+    ended: bool = False,
+    removed: str | None = None,
+) -> None:
+    """Send the budgets that differ from those sent: the active token's, the one whose turn
+    just ended; every one sent when the fight is over. A change of whose turn it is makes the
+    cause ``turn``."""
+    world = ctx.world
+    enc = world.encounter
+    st = state_of(ctx.store)
+    sent: dict[str, Any] = st["sent"]
+    if removed is not None:
+        sent.pop(removed, None)
+    active = enc.active if enc.in_combat and not ended else None
+    look = [] if active is None else [active]
+    previous = st["active"]
+    if previous != active:
+        if cause != "move":
+            cause = "turn"
+        if previous is not None:
+            look.append(previous)
+    if active is None:
+        look.extend(t for t in sent if t not in look)
+    st["active"] = active
+    metric = enc.grid.metric
+    for token in look:
+        if token not in world.tokens or token not in enc.characters:
+            sent.pop(token, None)
+            continue
+        b = budget(enc, token) if active is not None else None
+        figures = None if b is None else {**b.model_dump(), "metric": str(metric)}
+        if figures == sent.get(token):
+            continue  # what the VTT shows already (None: nothing shown, nothing to clear)
+        if figures is None:
+            del sent[token]
+        else:
+            sent[token] = figures
+        ctx.emit(
+            MovementBudget(
+                token=token,
+                budget=b,
+                metric=metric,
+                cause=cause,
+                player=player if token == active else None,
+            )
+        )
+
+
+__all__ = ["SCRIPT_NAME", "BudgetCheck", "check", "script"]
