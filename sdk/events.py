@@ -120,6 +120,10 @@ class TokenMoved(BaseEvent):
     path: list[Cell] = Field(default_factory=list)
     player: str | None = None
     """Who moved it, when known (a move over budget is reported to the GM naming them)."""
+    actions: list[str] = Field(default_factory=list, max_length=10_000)
+    """How each leg of :meth:`waypoints` was moved, in order, when the VTT says (Foundry v13
+    waypoint actions: ``walk``, ``jump``, ``fly``...); empty: every leg walked. The FoE rules
+    judge a ``jump`` leg as a jump."""
 
     def waypoints(self, start: Cell | None = None) -> list[Cell]:
         """The full path, start to end, however the adapter reported it."""

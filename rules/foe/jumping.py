@@ -13,6 +13,8 @@ running 7.)
 
 :func:`jump` judges a jump (and refuses a claimed running start that was not really run); the
 token's flight over the gap is an ordinary :func:`rules.foe.movement.move`, which counts it.
+:func:`jump_leg` judges a jump made as one leg of a drag (a VTT waypoint marked as a jump): the
+leg's length is the jump's, and the run-up is what the path ran straight just before it.
 """
 
 from __future__ import annotations
@@ -171,5 +173,50 @@ def jump(
         running_start=running,
         gap=gap,
         height=height,
+    )
+    return out
+
+
+def jump_leg(
+    enc: Encounter, actor: str, run_up: Sequence[Cell], takeoff: Cell, landing: Cell
+) -> Outcome:
+    """Judge a jump made as one leg of a move (Foundry's ``jump`` movement action on a
+    waypoint): from ``takeoff`` to ``landing``, as long as the leg measures. ``run_up`` is the
+    path he covered before it, ending at ``takeoff`` (this turn's earlier moves and the move up
+    to the jump): a running start when its straight end covers one move action's distance,
+    else a standing jump. Raises ``too_far`` when the leg is beyond him. Changes no state; the
+    flight is part of the move, which the movement budget counts."""
+    require_foe(enc)
+    ch = enc.character(actor)
+    require_not_surprised(enc, actor)
+    if fighting(enc, actor):
+        require_turn(enc, actor)
+    length = enc.grid.path_length([takeoff, landing])
+    cells = [Cell.model_validate(c) for c in run_up]
+    if not cells or cells[-1] != takeoff:
+        cells.append(takeoff)
+    running = straight_run(enc.grid, cells) >= ch.move > 0
+    long = long_jump(ch.move, running_start=running)
+    start = " with a running start" if running else ""
+    if length > long:
+        why = ""
+        if not running and ch.move < 2 * NO_STANDING_JUMP_BELOW_FT:
+            why = " (move under 10 ft: not without a running start)"
+        raise RuleError(
+            "too_far",
+            f"{ch.display} can jump {fmt(long)} ft{start}; that jump is {fmt(length)} ft{why}.",
+            allowed=long,
+            gap=length,
+        )
+    out = Outcome()
+    out.add(
+        "jumped",
+        actor,
+        f"{ch.display} jumps {fmt(length)} ft{start} (up to {fmt(long)} ft).",
+        long=long,
+        running_start=running,
+        gap=length,
+        takeoff=takeoff.model_dump(),
+        landing=landing.model_dump(),
     )
     return out

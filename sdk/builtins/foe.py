@@ -16,11 +16,13 @@ underground and has its tunnel to itself sneaks under the burrowing field withou
 
 Token moves made in the VTT during a FoE combat are judged by the movement rules
 (:func:`rules.foe.movement.move`: the budget, whose turn it is, the surprised sitting out)
-before they are applied (a ``before_move`` judge). A move the rules refuse is, with the world
-setting ``revert_over_budget`` (on by default), never applied: the world keeps the token where
-it was, the VTT is told to put it back, the GM and the player are told why, and no trigger
-fires. A GM's own moves are checked and reported but kept (the GM overrides), as are all moves
-with ``revert_over_budget`` off. ``check_moves`` off skips it.
+before they are applied (a ``before_move`` judge). A leg of the drag moved as a jump (Foundry
+v13's ``jump`` waypoint action: ``TokenMoved.actions``) is judged by the jump rule first
+(:func:`rules.foe.jumping.jump_leg`): one too long refuses the move. A move the rules refuse
+is, with the world setting ``revert_over_budget`` (on by default), never applied: the world
+keeps the token where it was, the VTT is told to put it back, the GM and the player are told
+why, and no trigger fires. A GM's own moves are checked and reported but kept (the GM
+overrides), as are all moves with ``revert_over_budget`` off. ``check_moves`` off skips it.
 
 Cells in commands are ``x,y`` (grid column, row); a token name stands for its cell. Enemies
 default to the tokens of the opposite disposition (Foundry's hostile vs friendly); name them
@@ -30,6 +32,7 @@ with ``--enemies`` otherwise.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rules import actions
 from rules.foe import charge as rcharge
@@ -122,13 +125,35 @@ def vtt_move(event: TokenMoved, ctx: Context) -> Outcome | None:
     if not in_fight or event.from_cell is None or event.from_cell == event.to_cell:
         return None
     try:
-        return rmove.move(enc, actor, event.waypoints(), start=event.from_cell)
+        path = event.waypoints()
+        jumps = _jumps(enc, actor, event, path)
+        moved = rmove.move(enc, actor, path, start=event.from_cell)
+        return moved if jumps is None else jumps.extend(moved)
     except RuleError as e:
         player = world.players.get(event.player or "")
         if world.settings.revert_over_budget and not (player is not None and player.role == "gm"):
             raise  # refused: the token goes back, the mover is told why
         ctx.tell_gm(f"{ctx.name(actor)}'s move breaks the movement rules (kept): {e.message}")
         return None
+
+
+JUMP_ACTION = "jump"
+"""The movement action (Foundry v13's ``jump``) that makes a leg of a drag a jump."""
+
+
+def _jumps(enc: Any, actor: str, event: TokenMoved, path: list[Cell]) -> Outcome | None:
+    """Judge the legs of a drag moved as jumps (:func:`rules.foe.jumping.jump_leg`), before
+    the move is counted: the run-up of each is this turn's earlier moves and the path up to
+    it. A jump beyond him refuses the whole move."""
+    if JUMP_ACTION not in event.actions:
+        return None
+    out = Outcome()
+    trail = list(enc.foe.trail.get(actor, []))
+    for i, action in enumerate(event.actions[: len(path) - 1]):
+        if action == JUMP_ACTION:
+            run_up = [*trail, *path[: i + 1]]
+            out.extend(rjump.jump_leg(enc, actor, run_up, path[i], path[i + 1]))
+    return out
 
 
 # -- commands -------------------------------------------------------------------------------------

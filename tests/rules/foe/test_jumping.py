@@ -137,3 +137,27 @@ def test_without_a_target_it_reports_what_he_can_jump():
 def test_a_running_start_outside_combat_needs_the_path():
     enc = world(pony("pip"), at={"pip": (0, 0)})
     refused(enc, "no_run_up", jump, "pip", gap=5, running_start=True)
+
+
+def test_a_jump_leg_of_a_drag_measures_the_leg_and_finds_its_run_up():
+    """A drag's leg marked as a jump: its length is the jump's; a straight run of one move
+    action's distance just before it is a running start."""
+    from rules.foe.jumping import jump_leg
+
+    enc = fight(world(pony("pip", move=25), pony("ox"), at={"pip": (0, 0), "ox": (0, 9)}),
+                ["pip", "ox"])  # fmt: skip
+    out = jump_leg(enc, "pip", [c(0)], c(0), c(2))  # 10 ft standing: up to 12.5
+    assert out.kinds() == ["jumped"] and out.happened[0].data["running_start"] is False
+    with pytest.raises(RuleError) as err:
+        jump_leg(enc, "pip", [c(0)], c(0), c(3))
+    assert err.value.code == "too_far"
+    assert "can jump 12.5 ft; that jump is 15 ft" in err.value.message
+    # 25 ft straight first: a running start, up to 17.5 ft
+    out = jump_leg(enc, "pip", [c(0), c(5)], c(5), c(8))
+    assert out.happened[0].data["running_start"] is True
+    # the run-up must be straight
+    bent = [c(0, 0), c(3, 0), c(3, 2)]
+    with pytest.raises(RuleError) as err:
+        jump_leg(enc, "pip", bent, c(3, 2), c(3, 5))
+    assert err.value.code == "too_far"
+    assert enc.combatants["pip"].moved_ft == 0  # judging changes nothing

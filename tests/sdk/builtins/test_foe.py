@@ -196,3 +196,29 @@ async def test_a_tunnel_region_makes_a_burrower_underground():
         w.dice(60, 30)
         out = await w.gm_says("!hide", token="hound")
         assert w.said("Hellhound rolls Sneak: 60 against 40", out)
+
+
+async def test_a_jump_leg_of_a_vtt_drag_is_judged_by_the_jump_rule():
+    from sdk.events import TokenMoved
+
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        start, end = Cell(x=0, y=0), Cell(x=3, y=0)
+        leap = TokenMoved(
+            token="mint", from_cell=start, to_cell=end, path=[start, end], actions=["jump"],
+            player="pm",
+        )  # fmt: skip
+        out = await w.send(leap)  # 15 ft standing: Mint (move 25) jumps 12.5 ft at most
+        assert w.said(
+            "Move refused: Mint can jump 12.5 ft; that jump is 15 ft.", out, whisper_to="pm"
+        )
+        assert w.world.tokens["mint"].cell == Cell(x=0, y=0)
+        # a 25 ft straight run, then the same 15 ft jump: a running start (17.5 ft)
+        path = [Cell(x=0, y=0), Cell(x=5, y=0), Cell(x=8, y=0)]
+        run = TokenMoved(
+            token="mint", from_cell=path[0], to_cell=path[-1], path=path,
+            actions=["walk", "jump"], player="pm",
+        )  # fmt: skip
+        await w.send(run)
+        assert w.world.tokens["mint"].cell == Cell(x=8, y=0)
+        assert w.encounter.combatants["mint"].moved_ft == 40  # the flight is movement too
