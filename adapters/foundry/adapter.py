@@ -47,7 +47,7 @@ from sdk import events as ev
 from sdk.builtins import holds
 from sdk.events import Event
 
-from .geometry import foundry_xy, path_cells, region_cells, token_cell
+from .geometry import foundry_xy, path_legs, region_cells, token_cell
 from .models import (
     INBOUND,
     OUTBOUND,
@@ -279,8 +279,11 @@ class FoundryAdapter(Adapter):
                 known = _token(world, tok.id)
                 start = _get(known, "cell")
         path: list[Cell] = []
+        actions: list[str] = []
         if p.waypoints and start is not None:
-            path = path_cells(tok, size, start, end, p.waypoints)
+            path, actions = path_legs(tok, size, start, end, p.waypoints)
+            if all(a == "walk" for a in actions):
+                actions = []  # the default: every leg walked
         return ev.TokenMoved(
             id=p.id,
             token=tok.id,
@@ -288,6 +291,7 @@ class FoundryAdapter(Adapter):
             from_cell=start,
             path=path,
             player=p.userId,
+            actions=actions,
         )
 
     def _in_createChatMessage(self, p: CreateChatMessage, world: Any) -> list[Event]:

@@ -20,7 +20,14 @@ from .models import FRegion, FRegionShape, FToken, Point
 MAX_REGION_CELLS = 40_000
 """A region covering more cells than this is refused (a 200 x 200 cell area)."""
 
-__all__ = ["foundry_cell", "foundry_xy", "path_cells", "region_cells", "token_cell"]
+__all__ = [
+    "foundry_cell",
+    "foundry_xy",
+    "path_cells",
+    "path_legs",
+    "region_cells",
+    "token_cell",
+]
 
 
 def token_cell(tok: FToken, size: float, x: float | None = None, y: float | None = None) -> Cell:
@@ -43,6 +50,29 @@ def path_cells(
     if cells[-1] != end:
         cells.append(end)
     return cells
+
+
+def path_legs(
+    tok: FToken, size: float, start: Cell, end: Cell, waypoints: Sequence[Point]
+) -> tuple[list[Cell], list[str]]:
+    """:func:`path_cells` with how each leg was moved: the ``action`` of the waypoint it ends
+    at (Foundry v13 movement), ``walk`` when a waypoint names none. A waypoint in the cell
+    before it adds no leg (its action is kept for the next one only if that has none)."""
+    cells, actions = [start], []
+    pending: str | None = None
+    for p in waypoints:
+        c = token_cell(tok, size, p.x, p.y)
+        action = p.action or pending
+        if c == cells[-1]:
+            pending = action
+            continue
+        cells.append(c)
+        actions.append(action or "walk")
+        pending = None
+    if cells[-1] != end:
+        cells.append(end)
+        actions.append(pending or (actions[-1] if actions else "walk"))
+    return cells, actions
 
 
 def crossed(path: Sequence[Cell]) -> list[tuple[int, int]]:

@@ -87,10 +87,12 @@ class Doc(Lenient):
 
 
 class Point(Lenient):
-    """A canvas position in pixels (a waypoint or a token's previous top-left corner)."""
+    """A canvas position in pixels (a waypoint or a token's previous top-left corner). A v13
+    movement waypoint also says how the token moved to it (``action``: ``walk``, ``jump``...)."""
 
     x: Px
     y: Px
+    action: str | None = Field(None, max_length=64)
 
 
 class FGrid(Lenient):
@@ -452,8 +454,11 @@ class UpdateToken(_Env):
 
 
 class PreUpdateToken(UpdateToken):
-    """``preUpdateToken``: the module held this move (returned ``false``) because the bridge
-    watches it; ``token`` is the document before the move, ``changes`` the move asked for."""
+    """``preUpdateToken``: the module held this move because the bridge watches it; ``token``
+    is the document before the move (where the move is held), ``changes`` the move asked for
+    (its destination), ``waypoints`` its path (v13: the paused movement's pending waypoints,
+    with their actions). v11-v12 hold it by returning ``false`` from the hook, v13 by pausing
+    the movement (``TokenDocument#pauseMovement``)."""
 
     hold: HoldInfo = Field(default_factory=HoldInfo)
 

@@ -93,6 +93,23 @@ def test_update_token_origin_and_waypoints(adapter):
     assert moved.path == [Cell(x=14, y=7), Cell(x=14, y=6), Cell(x=13, y=6)]
 
 
+def test_v13_waypoint_actions_say_how_each_leg_was_moved(adapter):
+    """v13 movement waypoints carry their ``action``: a jump leg reaches the rules as one."""
+    p = fixture("updateToken")
+    p["origin"] = {"x": 1400, "y": 700}
+    p["waypoints"] = [
+        {"x": 1400, "y": 600, "action": "walk"},
+        {"x": 1400, "y": 600, "action": "walk"},  # a repeat adds no leg
+        {"x": 1300, "y": 600, "action": "jump"},
+    ]
+    (moved,) = translate(adapter, "updateToken", p, warehouse())
+    assert moved.path == [Cell(x=14, y=7), Cell(x=14, y=6), Cell(x=13, y=6)]
+    assert moved.actions == ["walk", "jump"]
+    p["waypoints"] = [{"x": 1400, "y": 600}, {"x": 1300, "y": 600, "action": "walk"}]
+    (walked,) = translate(adapter, "updateToken", p, warehouse())
+    assert walked.actions == []  # every leg walked: said by saying nothing
+
+
 def test_large_token_and_grid_size(adapter):
     p = fixture("updateToken")
     p["token"].update(width=2, height=2, x=1300, y=600)
