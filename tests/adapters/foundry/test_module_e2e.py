@@ -1,8 +1,11 @@
 """The companion module end to end: its own JavaScript, unmodified, against a stand-in of the
 Foundry globals and the real socket.io-client, connected to a real ``vttbridge serve``
-subprocess (temp SQLite file, free port). Once under Node (the source) and once in headless
-Chromium (the built bundle). Skipped only when ``node`` is missing; the Chromium run is skipped
-when Debian's chromium is missing, except under CI (``CI=true``) where that is a failure.
+subprocess (temp SQLite file, free port). Under Node (the source) and in headless Chromium (the
+built bundle), on the stand-in as Foundry v12 (held moves: preUpdateToken) and v13 (held moves
+paused and resumed, the Token Ruler coloured by the rules' movement budget, paths and jump
+waypoints measured by the rules). Skipped only when ``node`` is missing; the Chromium runs are
+skipped when Debian's chromium is missing, except under CI (``CI=true``) where that is a
+failure.
 
 The Node tests install the module's npm packages (``npm ci``) when they are missing.
 """
@@ -63,11 +66,11 @@ class Served:
         self.url, self.db = url, db
         self.count = 0
 
-    def world(self) -> tuple[str, str]:
+    def world(self, system: str = "spycraft") -> tuple[str, str]:
         """A fresh world on the running server: (name, GM key)."""
         self.count += 1
         name = f"warehouse{self.count}"
-        out = _cli("world", "create", name, "--db", str(self.db)).stdout
+        out = _cli("world", "create", name, "--system", system, "--db", str(self.db)).stdout
         key = re.search(r"GM key[^:]*:\s*(\S+)", out)
         assert key, out
         return name, key.group(1)
@@ -117,24 +120,30 @@ def _node_test(test_file: str, env: dict[str, str], timeout: float = 180) -> str
     return out
 
 
-def _env(bridge: Served) -> dict[str, str]:
-    world, key = bridge.world()
+def _env(bridge: Served, system: str = "spycraft") -> dict[str, str]:
+    world, key = bridge.world(system)
     return {"VTTBRIDGE_URL": bridge.url, "VTTBRIDGE_WORLD": world, "VTTBRIDGE_KEY": key}
 
 
-def test_module_under_node(npm_installed: None, bridge: Served) -> None:
+def _state(bridge: Served, env: dict[str, str]) -> dict:
+    req = urllib.request.Request(
+        f"{bridge.url}/api/worlds/{env['VTTBRIDGE_WORLD']}/state",
+        headers={"Authorization": f"Bearer {env['VTTBRIDGE_KEY']}"},
+    )
+    return json.loads(urllib.request.urlopen(req, timeout=5).read())
+
+
+@pytest.mark.parametrize("test_file", ["test/e2e.test.mjs", "test/e2e-v13.test.mjs"])
+def test_module_under_node(npm_installed: None, bridge: Served, test_file: str) -> None:
+    """Kevin's corner on Foundry v12 (held by preUpdateToken) and v13 (paused, resumed)."""
     env = _env(bridge)
-    out = _node_test("test/e2e.test.mjs", env)
+    out = _node_test(test_file, env)
     assert "# skipped 0" in out
     assert "Kevin holds back (Reflex" in out
     assert "Kevin takes his readied action: shoot (before the task" in out
     assert re.search(r"Stand off \S+ ends: everyone re-enters combat", out)
     # the bridge's view agrees with Foundry's: the Thug's move completed, Kevin's IC fell
-    req = urllib.request.Request(
-        f"{bridge.url}/api/worlds/{env['VTTBRIDGE_WORLD']}/state",
-        headers={"Authorization": f"Bearer {env['VTTBRIDGE_KEY']}"},
-    )
-    state = json.loads(urllib.request.urlopen(req, timeout=5).read())
+    state = _state(bridge, env)
     cells = {tid: tuple(t["cell"]) for tid, t in state["tokens"].items()}
     assert cells == {
         "tKevin0000000001": (8, 5),
@@ -163,18 +172,44 @@ def test_rules_changes_reach_sheets_and_tokens(npm_installed: None, bridge: Serv
     )
 
 
+def test_foe_turn_on_v13_ruler_budget_paths_and_jumps(npm_installed: None, bridge: Served) -> None:
+    """Foundry v13, Fallout: Equestria: the Token Ruler's colours follow the budget the bridge
+    writes on the token (walk, run, sneak, beyond); an L-shaped drag along waypoints counts
+    25 ft (its path, not the 20 ft straight line); a jump waypoint goes to the jump rule."""
+    env = _env(bridge, "foe")
+    out = _node_test("test/e2e-foe-v13.test.mjs", env)
+    assert "# skipped 0" in out
+    assert "Move refused: Mint can jump 12.5 ft; that jump is 15 ft." in out
+    state = _state(bridge, env)
+    assert tuple(state["tokens"]["tMint00000000001"]["cell"]) == (5, 2)
+    assert state["encounter"]["round"] == 2
+
+
 def test_module_unit_tests(npm_installed: None) -> None:
-    """The module's pieces without a bridge: commands fixture, holds, the player relay."""
-    out = _node_test("test/unit.test.mjs test/relay.test.mjs", {})
-    assert re.search(r"^# pass 15$", out, re.M), out
+    """The module's pieces without a bridge: commands fixture, holds, the player relay (v12 and
+    v13), the budget ruler, the link's bookkeeping (last_seq, events re-sent, retries)."""
+    files = "test/unit.test.mjs test/relay.test.mjs test/unit-v13.test.mjs test/relay-v13.test.mjs"
+    out = _node_test(files, {})
+    assert re.search(r"^# pass 30$", out, re.M), out
 
 
-def test_bundle_in_chromium(npm_installed: None, bridge: Served) -> None:
+@pytest.mark.parametrize(
+    ("scenario", "system", "said"),
+    [
+        ("corner12", "spycraft", "Kevin holds back (Reflex"),
+        ("corner13", "spycraft", "Kevin holds back (Reflex"),
+        ("foe13", "foe", "Move refused: Mint can jump 12.5 ft"),
+    ],
+)
+def test_bundle_in_chromium(
+    npm_installed: None, bridge: Served, scenario: str, system: str, said: str
+) -> None:
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install chromium")
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    out = _node_test("test/browser.test.mjs", _env(bridge), timeout=240)
+    env = {**_env(bridge, system), "VTTBRIDGE_SCENARIO": scenario}
+    out = _node_test("test/browser.test.mjs", env, timeout=240)
     assert "# skipped 0" in out
-    assert "Kevin holds back (Reflex" in out
+    assert said in out
     assert (MODULE / "dist" / "vttbridge.js").is_file()

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from adapters.base import TranslationError
 from adapters.foundry import FoundryAdapter
 from adapters.foundry.models import FChatMessage, FGrid, parse_roll
-from rules.geometry import Cell
+from rules.geometry import Cell, Grid
 from sdk import events as ev
 from sdk.builtins import holds
 from sdk.world import Actor, Scene, Token, World
@@ -512,3 +512,16 @@ def test_our_own_actor_update_is_not_a_sheet_edit(adapter):
     payload = fixture("updateActor")
     payload["options"] = {"vttbridge": {"bridge": True, "seq": 12}}
     assert translate(adapter, "updateActor", payload, warehouse()) == []
+
+
+def test_the_modules_path_length_fixture_is_what_the_rules_measure():
+    """module/src/geometry.js pathLength is checked against this fixture (unit-v13.test.mjs):
+    the ruler's colours must measure a path as the rules do."""
+    from rules.geometry import DiagonalMetric
+
+    cases = fixture("path_lengths")["cases"]
+    assert {c["metric"] for c in cases} == {m.value for m in DiagonalMetric}
+    for case in cases:
+        grid = Grid(distance=case["distance"], metric=case["metric"])
+        cells = [Cell(x=x, y=y) for x, y in case["cells"]]
+        assert grid.path_length(cells) == case["length"], case

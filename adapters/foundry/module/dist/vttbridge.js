@@ -3443,6 +3443,137 @@ function watchedMove(token, changes, watch, size) {
   }
   return false;
 }
+function xyOf(cell, size, w = 1, h = 1) {
+  return [(cell[0] + 0.5) * size - w * size / 2, (cell[1] + 0.5) * size - h * size / 2];
+}
+function stepCells(points, size, w = 1, h = 1) {
+  const cells = [];
+  const legs = [];
+  let prev = null;
+  points.forEach((p, i) => {
+    const c = cellOf(p.x, p.y, size, p.width ?? w, p.height ?? h);
+    if (prev === null) {
+      cells.push(c);
+      legs.push(0);
+    } else {
+      for (const step of line(prev, c).slice(1)) {
+        cells.push(step);
+        legs.push(i);
+      }
+    }
+    prev = c;
+  });
+  return { cells, legs };
+}
+function watchedEntry(token, cells, watch) {
+  const entries = watch?.watches;
+  if (!Array.isArray(entries) || entries.length === 0 || cells.length < 2) return -1;
+  let first = -1;
+  for (const m of entries) {
+    if (m.token && m.token !== token._id && m.token !== token.id) continue;
+    if (m.exclude && (m.exclude === token._id || m.exclude === token.id)) continue;
+    let at = -1;
+    if (m.cells == null) {
+      at = cells.findIndex((c, i) => i > 0 && (c[0] !== cells[0][0] || c[1] !== cells[0][1]));
+    } else {
+      const set = new Set(m.cells.map(([x, y]) => `${x},${y}`));
+      for (let i = 1; i < cells.length; i++) {
+        if (set.has(`${cells[i][0]},${cells[i][1]}`) && !set.has(`${cells[i - 1][0]},${cells[i - 1][1]}`)) {
+          at = i;
+          break;
+        }
+      }
+    }
+    if (at > 0 && (first < 0 || at < first)) first = at;
+  }
+  return first;
+}
+function pathLength(cells, metric = "alternating", distance = 5) {
+  let total = 0;
+  let diagonals = 0;
+  for (let i = 1; i < cells.length; i++) {
+    const dx = Math.abs(cells[i][0] - cells[i - 1][0]);
+    const dy = Math.abs(cells[i][1] - cells[i - 1][1]);
+    const diag = Math.min(dx, dy);
+    if (metric === "chebyshev") total += Math.max(dx, dy);
+    else if (metric === "euclidean") total += Math.hypot(dx, dy);
+    else if (metric === "manhattan") total += dx + dy;
+    else {
+      total += Math.abs(dx - dy) + diag + Math.floor((diagonals % 2 + diag) / 2);
+      diagonals += diag;
+    }
+  }
+  return total * distance;
+}
+
+// src/ruler.js
+var FLAG = "vttbridge";
+var RULER_COLORS = Object.freeze({
+  walk: 3390542,
+  // within one action
+  run: 15849526,
+  // both actions: a run, up to 3x speed
+  sneak: 4161494,
+  // sneak movement while sneaking
+  over: 15147300
+  // beyond what the rules allow: the move would be refused
+});
+function budgetTier(b, feet) {
+  const within = (limit) => limit !== null && limit !== void 0 && feet <= limit + 1e-6;
+  if (!b.turn) return "over";
+  if (b.sneak !== null && b.sneak !== void 0) return within(b.sneak) ? "sneak" : "over";
+  if (within(b.walk)) return "walk";
+  if (within(b.run)) return "run";
+  return "over";
+}
+function plannedLength(doc, waypoint, b) {
+  const size = gridSize(doc.parent);
+  const chain = [waypoint];
+  for (let w = waypoint.previous; w && w.stage === "planned"; w = w.previous) {
+    if (!w.intermediate || !w.previous || w.previous.stage !== "planned") chain.push(w);
+  }
+  chain.reverse();
+  const w0 = doc.width ?? 1;
+  const h0 = doc.height ?? 1;
+  const cell = (p) => cellOf(p.x, p.y, size, p.width ?? w0, p.height ?? h0);
+  const here = cellOf(doc._source?.x ?? doc.x, doc._source?.y ?? doc.y, size, w0, h0);
+  let leg = [here];
+  let total = 0;
+  chain.forEach((p, i) => {
+    const c = cell(p);
+    const last = leg.at(-1);
+    if (c[0] !== last[0] || c[1] !== last[1]) leg.push(c);
+    if (p.checkpoint && i < chain.length - 1) {
+      total += pathLength(leg, b.metric, b.distance ?? 5);
+      leg = [c];
+    }
+  });
+  return total + pathLength(leg, b.metric, b.distance ?? 5);
+}
+function budgetRuler(Base, enabled = () => true) {
+  return class VttbridgeTokenRuler extends Base {
+    _getSegmentStyle(waypoint) {
+      const style = super._getSegmentStyle(waypoint);
+      const color = this.vttbridgeColor(waypoint);
+      if (color !== null && style && style.width > 0) style.color = color;
+      return style;
+    }
+    _getGridHighlightStyle(waypoint, offset) {
+      const style = super._getGridHighlightStyle(waypoint, offset);
+      const color = this.vttbridgeColor(waypoint);
+      if (color !== null && style && style.alpha !== 0) style.color = color;
+      return style;
+    }
+    /** The colour of the path up to `waypoint`, or null for Foundry's own. */
+    vttbridgeColor(waypoint) {
+      if (waypoint?.stage !== "planned" || !enabled()) return null;
+      const doc = this.token?.document;
+      const b = doc?.flags?.[FLAG]?.budget;
+      if (!b) return null;
+      return RULER_COLORS[budgetTier(b, plannedLength(doc, waypoint, b))];
+    }
+  };
+}
 
 // src/module.js
 var MODULE_ID = "vttbridge";
@@ -3451,7 +3582,9 @@ var NAMESPACE = "/foundry";
 var PROTOCOL = 1;
 var CLOSED_HOLDS_KEPT = 200;
 var RELAY_SLACK_MS = 500;
-var FLAG = MODULE_ID;
+var OUTBOX_MAX = 200;
+var FINAL_REFUSALS = ["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"];
+var FLAG2 = MODULE_ID;
 function newId() {
   const bytes = new Uint8Array(12);
   globalThis.crypto.getRandomValues(bytes);
@@ -3482,6 +3615,9 @@ function setting(key) {
     return void 0;
   }
 }
+function movementApi() {
+  return Number(game.release?.generation ?? 0) >= 13;
+}
 function notify(level, text) {
   globalThis.ui?.notifications?.[level]?.(`vttbridge: ${text}`);
 }
@@ -3509,6 +3645,51 @@ function whisperIds(list) {
   }
   return out;
 }
+function ownWrite(mark) {
+  return Boolean(mark) && !mark.fallback && !mark.split;
+}
+function storedSeq(key) {
+  try {
+    const v = globalThis.localStorage?.getItem(key);
+    if (v === null || v === void 0 || v === "") return null;
+    const n = Number(v);
+    return Number.isInteger(n) && n >= 0 ? n : null;
+  } catch {
+    return null;
+  }
+}
+var WAYPOINT_KEYS = ["x", "y", "elevation", "width", "height", "shape", "action", "snapped", "explicit", "checkpoint"];
+function moveWaypoints(waypoints) {
+  return waypoints.filter((w) => !w.intermediate).map((w) => Object.fromEntries(WAYPOINT_KEYS.filter((k) => w[k] !== void 0).map((k) => [k, w[k]])));
+}
+function explicitWaypoints(waypoints) {
+  return waypoints.filter((w) => !w.intermediate).map((w) => ({ x: w.x, y: w.y, ...w.action ? { action: w.action } : {} }));
+}
+function sameCell(a, b, size, doc) {
+  const w = doc.width ?? 1;
+  const h = doc.height ?? 1;
+  const ca = cellOf(a.x, a.y, size, a.width ?? w, a.height ?? h);
+  const cb = cellOf(b.x, b.y, size, b.width ?? w, b.height ?? h);
+  return ca[0] === cb[0] && ca[1] === cb[1];
+}
+function isSelf(user) {
+  return Boolean(user?.isSelf ?? (user?.id && user.id === game.user?.id));
+}
+function stopMovement(token, movementId) {
+  const m = token.movement;
+  if (!m || m.id !== movementId) return;
+  if (isSelf(m.user)) token.stopMovement?.();
+  else game.socket?.emit?.(`module.${MODULE_ID}`, { type: "stop", sceneId: token.parent?.id, tokenId: token.id, movementId });
+}
+async function letThrough(h) {
+  const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
+  if (!token) return;
+  if (h.movementId) {
+    token.resumeMovement(h.movementId, h.id);
+    return;
+  }
+  await token.update(h.changes, { animate: true, [FLAG2]: { fallback: h.id } });
+}
 var CommandError = class extends Error {
   constructor(code, message) {
     super(message);
@@ -3516,7 +3697,9 @@ var CommandError = class extends Error {
   }
 };
 var Bridge = class {
-  constructor() {
+  /** `connect`: socket.io-client's `io` (a test passes a stand-in socket's). */
+  constructor({ io: connect = lookup2 } = {}) {
+    this.io = connect;
     this.socket = null;
     this.sceneId = null;
     this.state = "idle";
@@ -3526,8 +3709,10 @@ var Bridge = class {
     this.closedHolds = /* @__PURE__ */ new Set();
     this.positions = /* @__PURE__ */ new Map();
     this.turns = /* @__PURE__ */ new Map();
-    this.lastSeq = 0;
+    this.lastSeq = null;
     this.seqKey = null;
+    this.outbox = /* @__PURE__ */ new Map();
+    this.heldMoves = /* @__PURE__ */ new Map();
   }
   get connected() {
     return Boolean(this.socket?.connected);
@@ -3553,10 +3738,10 @@ var Bridge = class {
       notify("warn", "Foundry is served over HTTPS: the browser will block an http:// bridge. Use https:// (see the README).");
     }
     this.seqKey = `${MODULE_ID}.lastSeq.${game.world?.id ?? "world"}.${world}.${hashText(`${target.origin}|${key}`)}`;
-    this.lastSeq = Number(globalThis.localStorage?.getItem(this.seqKey) ?? 0) || 0;
+    this.lastSeq = storedSeq(this.seqKey);
     const base = target.pathname.replace(/\/+$/, "");
     this.state = "connecting";
-    this.socket = lookup2(target.origin + NAMESPACE, {
+    this.socket = this.io(target.origin + NAMESPACE, {
       path: `${base}/socket.io`,
       transports: ["websocket", "polling"],
       reconnection: true,
@@ -3566,7 +3751,9 @@ var Bridge = class {
         world,
         key,
         protocol: PROTOCOL,
-        last_seq: this.lastSeq,
+        // no record (a new browser, private mode, a reset key): the bridge resumes from the
+        // world's acknowledged commands; last_seq 0 would send its whole history again
+        ...this.lastSeq === null ? {} : { last_seq: this.lastSeq },
         client: {
           name: "vttbridge-foundry",
           version: VERSION,
@@ -3594,6 +3781,8 @@ var Bridge = class {
     this.everConnected = true;
     this.state = "connected";
     notify("info", recovered ? "connection recovered." : `linked to ${setting("serverUrl")} (world ${setting("world")}).`);
+    for (const [id, e] of this.outbox) if (e.event === "snapshot") this.outbox.delete(id);
+    for (const e of [...this.outbox.values()]) this.emitQueued(e);
     this.sendSnapshot();
   }
   onDisconnect(reason) {
@@ -3607,7 +3796,7 @@ var Bridge = class {
   }
   onConnectError(err) {
     const code = err?.data?.code;
-    if (["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"].includes(code)) {
+    if (FINAL_REFUSALS.includes(code)) {
       notify("error", `the server refused the link: ${err.message}`);
       this.state = "refused";
       this.socket?.disconnect();
@@ -3615,13 +3804,28 @@ var Bridge = class {
     }
     if (this.state !== "lost" && this.state !== "retrying") notify("warn", `cannot reach ${setting("serverUrl")} (${err?.message ?? err}); retrying...`);
     this.state = "retrying";
-    if (err?.data) setTimeout(() => this.socket && !this.socket.connected && this.socket.connect(), 3e3);
+    const wait = Math.max(3, Number(err?.data?.retry_after) || 0) * 1e3;
+    if (err?.data) setTimeout(() => this.socket && !this.socket.connected && this.socket.connect(), wait);
   }
   // -- outbound events ------------------------------------------------------------------------
+  /** Send an event; it stays in the outbox until the bridge acknowledges it, and goes again
+   * after a reconnect if its ack was lost (socket.io buffers only while disconnected). */
   send(event, payload) {
     if (!this.socket) return;
     const body = { id: newId(), systemId: game.system?.id, ...payload };
+    const entry = { event, body };
+    this.outbox.set(body.id, entry);
+    if (this.outbox.size > OUTBOX_MAX) {
+      const [oldest] = this.outbox.keys();
+      this.outbox.delete(oldest);
+      console.warn(`vttbridge | more than ${OUTBOX_MAX} events wait for the bridge; the oldest is dropped`);
+    }
+    if (this.socket.connected) this.emitQueued(entry);
+  }
+  emitQueued(entry) {
+    const { event, body } = entry;
     this.socket.emit(event, body, (ack) => {
+      this.outbox.delete(body.id);
       if (ack && !ack.ok) {
         console.warn(`vttbridge | ${event} refused: ${ack.error?.code}: ${ack.error?.message}`);
         if (event === "snapshot") notify("warn", `the server refused the scene: ${ack.error?.message}`);
@@ -3662,7 +3866,7 @@ var Bridge = class {
         reply({ ok: false, error: { code: "bad_command", message: "A command needs a seq and an op." } });
         return;
       }
-      if (msg.seq <= this.lastSeq) {
+      if (this.lastSeq !== null && msg.seq <= this.lastSeq) {
         reply({ ok: true, duplicate: true });
         return;
       }
@@ -3679,7 +3883,7 @@ var Bridge = class {
     return this.chain;
   }
   setSeq(seq) {
-    if (seq <= this.lastSeq) return;
+    if (this.lastSeq !== null && seq <= this.lastSeq) return;
     this.lastSeq = seq;
     try {
       globalThis.localStorage?.setItem(this.seqKey, String(seq));
@@ -3689,11 +3893,11 @@ var Bridge = class {
   async apply(msg) {
     const data = msg.data ?? {};
     const options = { ...msg.options ?? {} };
-    options[FLAG] = { ...options[FLAG] ?? {}, seq: msg.seq };
+    options[FLAG2] = { ...options[FLAG2] ?? {}, seq: msg.seq };
     switch (msg.op) {
       case "ChatMessage.create": {
         const { whisper, flags, ...rest } = data;
-        const message = { ...rest, whisper: whisperIds(whisper), flags: { ...flags ?? {}, [FLAG]: { ...flags?.[FLAG] ?? {}, seq: msg.seq } } };
+        const message = { ...rest, whisper: whisperIds(whisper), flags: { ...flags ?? {}, [FLAG2]: { ...flags?.[FLAG2] ?? {}, seq: msg.seq } } };
         await docClass("ChatMessage").create(message, options);
         return null;
       }
@@ -3740,12 +3944,16 @@ var Bridge = class {
     const token = scene?.tokens?.get(data._id);
     if (!token) throw new CommandError("unknown_token", `No token ${data._id} on the scene.`);
     const { _id, sceneId, ...update } = data;
-    const holdId = options[FLAG]?.hold;
+    const holdId = options[FLAG2]?.hold;
     if (holdId) {
       const hold = this.holds.get(holdId);
       if (hold) {
         this.closeHold(hold);
-        const change = options[FLAG].moved ? hold.changes : update;
+        if (hold.movementId) {
+          await this.releasePaused(hold, token, options[FLAG2].moved ? null : update, options);
+          return { hold: holdId };
+        }
+        const change = options[FLAG2].moved ? hold.changes : update;
         await token.update(change, options);
         return { hold: holdId };
       }
@@ -3754,6 +3962,18 @@ var Bridge = class {
     await token.update(update, options);
     if ("x" in update || "y" in update) this.positions.set(token.id, { x: token.x, y: token.y });
     return null;
+  }
+  /** v13: the end of a paused movement. `elsewhere` null: the rules let it through, it resumes
+   * (the mover's client goes on along its path); else it stops where it is paused and the token
+   * goes where the rules put it, if that is somewhere else. */
+  async releasePaused(hold, token, elsewhere, options) {
+    if (elsewhere === null) {
+      token.resumeMovement(hold.movementId, hold.id);
+      return;
+    }
+    stopMovement(token, hold.movementId);
+    const { x = token.x, y = token.y } = elsewhere;
+    if (x !== token.x || y !== token.y) await token.update({ x, y }, { ...options, animate: false });
   }
   findToken(sceneId, tokenId) {
     const scene = sceneId && game.scenes?.get(sceneId) || activeScene();
@@ -3804,6 +4024,10 @@ var Bridge = class {
       this.fallback(h, "vttbridge is not connected");
       return;
     }
+    if (h.movementId) {
+      this.heldMoves.set(h.movementId, h.id);
+      if (this.heldMoves.size > CLOSED_HOLDS_KEPT) this.heldMoves.delete(this.heldMoves.keys().next().value);
+    }
     const scene = game.scenes?.get(h.sceneId);
     const payload = {
       id: h.id,
@@ -3811,6 +4035,7 @@ var Bridge = class {
       sceneId: h.sceneId,
       token: h.token,
       changes: h.changes,
+      ...h.waypoints ? { waypoints: h.waypoints } : {},
       grid: scene ? gridData(scene) : void 0,
       hold: { id: h.id, budget_ms: h.budget },
       systemId: game.system?.id
@@ -3826,7 +4051,7 @@ var Bridge = class {
     if (!ack?.ok) {
       console.warn(`vttbridge | held move refused: ${ack?.error?.message}`);
       this.closeHold(h);
-      await this.moveToken(h, { [FLAG]: { fallback: h.id } });
+      await letThrough(h);
       return;
     }
     h.timer = setTimeout(() => this.fallback(h, "no ruling came in time"), h.maxHold);
@@ -3844,25 +4069,25 @@ var Bridge = class {
     if (h.closed) return;
     this.closeHold(h);
     const name = h.token?.name ?? "A token";
-    await this.moveToken(h, { [FLAG]: { fallback: h.id } });
+    await letThrough(h);
     await docClass("ChatMessage")?.create?.({
       content: `<p>${escapeHtml(`${why}: ${name}'s move went through. A Ready it sets off resolves now that the move is done.`)}</p>`,
       speaker: { alias: "vttbridge" },
       whisper: gmIds(),
-      flags: { [FLAG]: { bridge: true, notice: "hold-fallback" } }
+      flags: { [FLAG2]: { bridge: true, notice: "hold-fallback" } }
     });
-  }
-  async moveToken(h, options) {
-    const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
-    if (token) await token.update(h.changes, { animate: true, ...options });
   }
   // -- forwarded hooks ------------------------------------------------------------------------
   onUpdateToken(doc, changed, options, userId) {
     if (doc.parent?.id !== this.sceneId) return;
-    const mark = options?.[FLAG];
+    const mark = options?.[FLAG2];
     const before = this.positions.get(doc.id);
     if ("x" in changed || "y" in changed) this.positions.set(doc.id, { x: doc.x, y: doc.y });
-    if (mark && !mark.fallback) return;
+    if (ownWrite(mark)) return;
+    if (options?._movement?.[doc.id]) {
+      changed = { ...changed };
+      for (const k of ["x", "y", "elevation", "width", "height", "shape", "rotation"]) delete changed[k];
+    }
     const keys = ["x", "y", "name", "hidden", "disposition", "actorId", "actorLink", "delta", "actorData"];
     if (!keys.some((k) => k in changed)) return;
     const payload = {
@@ -3877,14 +4102,40 @@ var Bridge = class {
     if (before && ("x" in changed || "y" in changed)) payload.origin = before;
     this.send("updateToken", payload);
   }
+  /** v13: a completed leg of a movement, with its path and how each waypoint was moved. Legs
+   * of a held movement resumed later go under the hold's id: the bridge has applied it. */
+  onMoveToken(doc, movement, operation, user) {
+    if (doc.parent?.id !== this.sceneId) return;
+    const mark = operation?.[FLAG2];
+    if (ownWrite(mark)) return;
+    const size = gridSize(doc.parent);
+    const points = explicitWaypoints(movement.passed?.waypoints ?? []);
+    const origin = movement.origin ?? this.positions.get(doc.id);
+    const start = cellOf(origin.x, origin.y, size, origin.width ?? doc.width ?? 1, origin.height ?? doc.height ?? 1);
+    const end = cellOf(doc.x, doc.y, size, doc.width ?? 1, doc.height ?? 1);
+    if (start[0] === end[0] && start[1] === end[1] && points.every((w) => sameCell(w, origin, size, doc))) return;
+    const held = [movement.id, ...movement.chain ?? []].map((id) => this.heldMoves.get(id)).find(Boolean);
+    const payload = {
+      userId: user?.id,
+      sceneId: doc.parent.id,
+      token: toObject(doc),
+      changes: { x: doc.x, y: doc.y },
+      options: {},
+      origin: { x: origin.x, y: origin.y },
+      waypoints: points,
+      grid: gridData(doc.parent)
+    };
+    if (mark?.fallback || held) payload.id = mark?.fallback ?? held;
+    this.send("updateToken", payload);
+  }
   onChat(msg, options, userId) {
-    if (msg.flags?.[FLAG] || options?.[FLAG]) return;
+    if (msg.flags?.[FLAG2] || options?.[FLAG2]) return;
     this.send("createChatMessage", { userId, message: toObject(msg) });
   }
   onUpdateCombat(combat, changed, options, userId) {
     const prior = this.turns.get(combat.id) ?? null;
     this.turns.set(combat.id, turnOf(combat));
-    if (options?.[FLAG]) return;
+    if (options?.[FLAG2]) return;
     if (!("turn" in changed) && !("round" in changed)) return;
     const sceneId = sceneIdOf(combat);
     if (sceneId && sceneId !== this.sceneId) return;
@@ -3892,7 +4143,7 @@ var Bridge = class {
   }
   onDeleteCombat(combat, options, userId) {
     this.turns.delete(combat.id);
-    if (options?.[FLAG]) return;
+    if (options?.[FLAG2]) return;
     this.send("deleteCombat", { userId, combat: { _id: combat.id, round: combat.round ?? 0 } });
   }
   onCombatant(event, combatant, changedOrOptions, optionsOrUser, maybeUser) {
@@ -3900,13 +4151,13 @@ var Bridge = class {
     const changed = update ? changedOrOptions : {};
     const options = update ? optionsOrUser : changedOrOptions;
     const userId = update ? maybeUser : optionsOrUser;
-    if (options?.[FLAG]) return;
+    if (options?.[FLAG2]) return;
     if (update && !("initiative" in changed)) return;
     if (combatant.sceneId && combatant.sceneId !== this.sceneId) return;
     this.send(event, { userId, combatId: combatant.parent?.id, combatant: toObject(combatant), changes: plain(changed) });
   }
   onUpdateActor(actor, changed, options, userId) {
-    if (options?.[FLAG]) return;
+    if (options?.[FLAG2]) return;
     this.send("updateActor", { userId, actorUuid: actor.uuid, actor: { _id: actor.id, name: actor.name, type: actor.type }, changes: plain(changed) });
   }
   onUpdateScene(scene, changed) {
@@ -3967,18 +4218,19 @@ async function setStatus(token, status, active) {
 }
 function actorData(actor) {
   const o = toObject(actor);
-  return { _id: o._id ?? actor.id, name: o.name, type: o.type, system: o.system ?? {}, ownership: o.ownership ?? {}, flags: { [FLAG]: o.flags?.[FLAG] ?? {} } };
+  return { _id: o._id ?? actor.id, name: o.name, type: o.type, system: o.system ?? {}, ownership: o.ownership ?? {}, flags: { [FLAG2]: o.flags?.[FLAG2] ?? {} } };
 }
 var relayed = /* @__PURE__ */ new Map();
 function onPreUpdateToken(doc, changes, options, userId) {
-  if (options?.[FLAG]) return true;
+  if (movementApi()) return true;
+  if (options?.[FLAG2]) return true;
   if (userId && game.user && userId !== game.user.id) return true;
   const scene = doc.parent;
-  const watch = scene?.flags?.[FLAG]?.watch;
+  const watch = scene?.flags?.[FLAG2]?.watch;
   if (!watch?.watches?.length) return true;
   if (!watchedMove(toObject(doc), changes, watch, gridSize(scene))) return true;
-  const gmOnline = game.users?.activeGM ?? game.users?.find?.((u) => u.isGM && u.active);
-  if (!gmOnline) return true;
+  const gmOnline2 = game.users?.activeGM ?? game.users?.find?.((u) => u.isGM && u.active);
+  if (!gmOnline2) return true;
   const h = {
     id: newId(),
     sceneId: scene.id,
@@ -3996,19 +4248,86 @@ function onPreUpdateToken(doc, changes, options, userId) {
   }
   return false;
 }
+var pausedHere = /* @__PURE__ */ new Set();
+var PAUSED_KEPT = 200;
+function watchOf(scene) {
+  const watch = scene?.flags?.[FLAG2]?.watch;
+  return watch?.watches?.length ? watch : null;
+}
+function gmOnline() {
+  return Boolean(game.users?.activeGM ?? game.users?.find?.((u) => u.isGM && u.active));
+}
+function onPreMoveToken(doc, move, options) {
+  if (options?.[FLAG2]) return true;
+  if ((move.chain ?? []).some((id) => pausedHere.has(id))) return true;
+  const scene = doc.parent;
+  const watch = watchOf(scene);
+  if (!watch || !gmOnline()) return true;
+  const size = gridSize(scene);
+  const w = doc.width ?? 1;
+  const h = doc.height ?? 1;
+  const passed = move.passed?.waypoints ?? [];
+  const { cells, legs } = stepCells([move.origin, ...passed], size, w, h);
+  const at = watchedEntry(toObject(doc), cells, watch);
+  if (at < 0) return true;
+  const leg = legs[at];
+  const stop = at === 1 && leg === 1 ? [move.origin.x, move.origin.y] : xyOf(cells[at - 1], size, w, h);
+  const waypoints = [
+    ...moveWaypoints(passed.slice(0, leg - 1)),
+    { x: stop[0], y: stop[1], action: passed[leg - 1]?.action, snapped: true, explicit: false, checkpoint: true },
+    ...moveWaypoints([...passed.slice(leg - 1), ...move.pending?.waypoints ?? []])
+  ];
+  const { method, autoRotate, showRuler, constrainOptions } = move;
+  setTimeout(() => doc.move(waypoints, { method, autoRotate, showRuler, constrainOptions, [FLAG2]: { split: true } }), 0);
+  return false;
+}
+function onMoveToken(doc, movement, operation, user) {
+  if (bridge && bridge.sceneId !== null) bridge.onMoveToken(doc, movement, operation, user);
+  if (isSelf(user)) maybePause(doc, movement);
+}
+function maybePause(doc, movement) {
+  const now = doc.movement;
+  if (!now || now.id !== movement.id || now.state !== "pending") return;
+  if ([movement.id, ...movement.chain ?? []].some((id2) => pausedHere.has(id2))) return;
+  const scene = doc.parent;
+  const watch = watchOf(scene);
+  if (!watch || !gmOnline()) return;
+  const here = { x: doc._source?.x ?? doc.x, y: doc._source?.y ?? doc.y };
+  const pending = now.pending?.waypoints ?? [];
+  const { cells } = stepCells([here, ...pending], gridSize(scene), doc.width ?? 1, doc.height ?? 1);
+  if (watchedEntry(toObject(doc), cells, watch) !== 1) return;
+  const id = newId();
+  if (!doc.pauseMovement(id)) return;
+  pausedHere.add(now.id);
+  if (pausedHere.size > PAUSED_KEPT) pausedHere.delete(pausedHere.values().next().value);
+  const last = explicitWaypoints(pending).at(-1) ?? here;
+  const h = {
+    id,
+    sceneId: scene.id,
+    tokenId: doc.id,
+    token: toObject(doc),
+    changes: { x: last.x, y: last.y },
+    waypoints: explicitWaypoints(pending),
+    movementId: now.id,
+    userId: game.user?.id,
+    budget: Number(watch.budget_ms ?? 1500),
+    maxHold: Number(watch.max_hold_ms ?? 9e4)
+  };
+  if (bridge && isPrimaryGM()) bridge.hold(h);
+  else relayHold(h);
+}
 function relayHold(h) {
   game.socket?.emit?.(`module.${MODULE_ID}`, { type: "hold", hold: h });
   relayed.set(
     h.id,
     setTimeout(async () => {
       relayed.delete(h.id);
-      const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
-      if (token) await token.update(h.changes, { animate: true, [FLAG]: { fallback: h.id } });
+      await letThrough(h);
       await docClass("ChatMessage")?.create?.({
         content: `<p>${escapeHtml(`The GM's vttbridge did not answer: ${h.token?.name ?? "the token"}'s move went through. A Ready it sets off resolves now that the move is done.`)}</p>`,
         whisper: gmIds(),
         speaker: { alias: "vttbridge" },
-        flags: { [FLAG]: { bridge: true, notice: "hold-fallback" } }
+        flags: { [FLAG2]: { bridge: true, notice: "hold-fallback" } }
       });
     }, h.budget + RELAY_SLACK_MS)
   );
@@ -4024,11 +4343,14 @@ function onModuleSocket(msg) {
       clearTimeout(timer);
       relayed.delete(msg.id);
     }
+  } else if (msg.type === "stop") {
+    const token = game.scenes?.get(msg.sceneId)?.tokens?.get(msg.tokenId);
+    if (token?.movement?.id === msg.movementId && isSelf(token.movement.user)) token.stopMovement();
   }
 }
 function wireAnswers(message, html) {
   const root = html?.[0] ?? html;
-  if (!root?.querySelectorAll || !message?.flags?.[FLAG]?.prompt) return;
+  if (!root?.querySelectorAll || !message?.flags?.[FLAG2]?.prompt) return;
   for (const button of root.querySelectorAll("[data-vttbridge-answer]")) {
     button.addEventListener("click", (event) => {
       event.preventDefault();
@@ -4070,6 +4392,14 @@ function registerSettings() {
     type: String,
     default: "default"
   });
+  game.settings.register(MODULE_ID, "ruler", {
+    name: "Colour the Token Ruler by the rules",
+    hint: "Foundry v13+: while you drag a token in a fight, its path shows what the rules allow this turn: green within one action, yellow running, blue sneaking, red beyond (the move would be refused).",
+    scope: "client",
+    config: true,
+    type: Boolean,
+    default: true
+  });
   game.settings.register(MODULE_ID, "key", {
     ...common,
     name: "World key (GM only)",
@@ -4082,13 +4412,23 @@ function registerSettings() {
 var forward = (method) => (...args) => {
   if (bridge && bridge.sceneId !== null) bridge[method](...args);
 };
-Hooks.once("init", registerSettings);
+function installRuler() {
+  const Base = globalThis.CONFIG?.Token?.rulerClass ?? globalThis.foundry?.canvas?.placeables?.tokens?.TokenRuler;
+  if (typeof Base !== "function" || !globalThis.CONFIG?.Token) return;
+  CONFIG.Token.rulerClass = budgetRuler(Base, () => setting("ruler") !== false);
+}
+Hooks.once("init", () => {
+  registerSettings();
+  installRuler();
+});
 Hooks.once("ready", () => {
   game.socket?.on?.(`module.${MODULE_ID}`, onModuleSocket);
   refreshRole();
 });
 Hooks.on("userConnected", () => refreshRole());
 Hooks.on("preUpdateToken", onPreUpdateToken);
+Hooks.on("preMoveToken", onPreMoveToken);
+Hooks.on("moveToken", onMoveToken);
 Hooks.on("updateToken", forward("onUpdateToken"));
 Hooks.on("createChatMessage", forward("onChat"));
 Hooks.on("updateCombat", forward("onUpdateCombat"));
@@ -4103,8 +4443,13 @@ Hooks.on("renderChatMessageHTML", wireAnswers);
 export {
   Bridge,
   MODULE_ID,
+  RULER_COLORS,
   VERSION,
   bridge,
+  budgetTier,
+  movementApi,
+  pathLength,
+  plannedLength,
   statusEffect
 };
 //# sourceMappingURL=vttbridge.js.map

@@ -1,5 +1,6 @@
-// Grid cells and held-move decisions. Mirrors adapters/foundry/geometry.py and
-// sdk/regions.py (line_xy): the module and the bridge must agree on which cells a move crosses.
+// Grid cells and held-move decisions. Mirrors adapters/foundry/geometry.py, sdk/regions.py
+// (line_xy) and rules/geometry.py (path lengths): the module and the bridge must agree on which
+// cells a move crosses and how long a path is.
 
 /** The cell holding a token's centre: x, y are its top-left corner in px, w, h its size in cells. */
 export function cellOf(x, y, size, w = 1, h = 1) {
@@ -65,4 +66,81 @@ export function watchedMove(token, changes, watch, size) {
     }
   }
   return false;
+}
+
+/** The top-left corner in px that puts a token's centre in `cell` (adapters/foundry:
+ * foundry_xy). */
+export function xyOf(cell, size, w = 1, h = 1) {
+  return [(cell[0] + 0.5) * size - (w * size) / 2, (cell[1] + 0.5) * size - (h * size) / 2];
+}
+
+/** The cells a path of points (top-left corners, px) passes through, every step of each leg,
+ * with for each cell the index of the point that leg ends at (0: the start). */
+export function stepCells(points, size, w = 1, h = 1) {
+  const cells = [];
+  const legs = [];
+  let prev = null;
+  points.forEach((p, i) => {
+    const c = cellOf(p.x, p.y, size, p.width ?? w, p.height ?? h);
+    if (prev === null) {
+      cells.push(c);
+      legs.push(0);
+    } else {
+      for (const step of line(prev, c).slice(1)) {
+        cells.push(step);
+        legs.push(i);
+      }
+    }
+    prev = c;
+  });
+  return { cells, legs };
+}
+
+/**
+ * Where a path first steps into a watched cell: the index in `cells` of that cell, or -1.
+ * `watch` as for watchedMove; a watch with `cells: null` watches every move (its first step).
+ */
+export function watchedEntry(token, cells, watch) {
+  const entries = watch?.watches;
+  if (!Array.isArray(entries) || entries.length === 0 || cells.length < 2) return -1;
+  let first = -1;
+  for (const m of entries) {
+    if (m.token && m.token !== token._id && m.token !== token.id) continue;
+    if (m.exclude && (m.exclude === token._id || m.exclude === token.id)) continue;
+    let at = -1;
+    if (m.cells == null) {
+      at = cells.findIndex((c, i) => i > 0 && (c[0] !== cells[0][0] || c[1] !== cells[0][1]));
+    } else {
+      const set = new Set(m.cells.map(([x, y]) => `${x},${y}`));
+      for (let i = 1; i < cells.length; i++) {
+        if (set.has(`${cells[i][0]},${cells[i][1]}`) && !set.has(`${cells[i - 1][0]},${cells[i - 1][1]}`)) {
+          at = i;
+          break;
+        }
+      }
+    }
+    if (at > 0 && (first < 0 || at < first)) first = at;
+  }
+  return first;
+}
+
+/** A path's length in the grid's units, as the rules measure it (rules/geometry.py
+ * path_cells): leg by leg under the world's diagonal `metric`, the alternating 5/10 count
+ * running across the whole path. */
+export function pathLength(cells, metric = "alternating", distance = 5) {
+  let total = 0;
+  let diagonals = 0;
+  for (let i = 1; i < cells.length; i++) {
+    const dx = Math.abs(cells[i][0] - cells[i - 1][0]);
+    const dy = Math.abs(cells[i][1] - cells[i - 1][1]);
+    const diag = Math.min(dx, dy);
+    if (metric === "chebyshev") total += Math.max(dx, dy);
+    else if (metric === "euclidean") total += Math.hypot(dx, dy);
+    else if (metric === "manhattan") total += dx + dy;
+    else {
+      total += Math.abs(dx - dy) + diag + Math.floor(((diagonals % 2) + diag) / 2);
+      diagonals += diag;
+    }
+  }
+  return total * distance;
 }

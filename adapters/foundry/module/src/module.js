@@ -4,14 +4,38 @@
 // forwards token, chat, combat and actor hooks, and applies the commands the server sends back
 // (one Foundry call each, acknowledged): chat, token moves, initiative, turns, and what the rules
 // change on a character: its sheet (Actor.update: the world actor of a linked token, the
-// synthetic actor of an unlinked one) and the status effects on its token. On every client it holds the token moves the server
-// watches (a Ready on the attempt) and renders answer buttons in the server's questions.
+// synthetic actor of an unlinked one) and the status effects on its token. On every client it
+// holds the token moves the server watches (a Ready on the attempt), colours the Token Ruler by
+// the rules' movement budget (v13+, ruler.js) and renders answer buttons in the server's
+// questions.
 //
-// Protocol: shared/DESIGN.md "Wire protocol (version 1)"; hold protocol:
-// sdk/builtins/holds.py (a built-in script of every world).
+// Moves, v11-v12: a move is an update of x/y. A watched one is held by returning false from
+// preUpdateToken, and applied (or not) when the bridge answers.
+//
+// Moves, v13+ (API reference, Version 13: TokenDocument#move, #movement, #pauseMovement(key),
+// #resumeMovement(movementId, key), #stopMovement; hookEvents.preMoveToken, which fires on the
+// mover's own client and can only reject the whole movement, and hookEvents.moveToken(document,
+// movement, operation, user), on every client after each update; TokenMovementOperation:
+// origin, destination, passed / pending waypoints with their `action`, chain). A movement runs
+// checkpoint to checkpoint, one update each, and can be paused only between them: preMoveToken
+// sees a leg about to enter a watched cell and re-plans the drag once with a checkpoint where
+// the token stands before that cell (the same path and waypoints); moveToken on the mover's
+// client pauses the movement there (pauseMovement with the hold's id as key) and hands the rest
+// of the path to the bridge; when the Ready resolves the bridge's answer resumes it
+// (resumeMovement), or stops it where the rules put the token. The GM's client forwards every
+// completed leg from moveToken with its path and each waypoint's action (a jump leg is judged
+// by the FoE jump rule); the legs of a held move resumed later go under the hold's id, which
+// the bridge has seen.
+//
+// Protocol: docs/protocol.md; hold protocol: sdk/builtins/holds.py (a built-in script of every
+// world); budgets: sdk/builtins/budget.py.
 
 import { io } from "socket.io-client";
-import { gridSize, watchedMove } from "./geometry.js";
+import { cellOf, gridSize, stepCells, watchedEntry, watchedMove, xyOf } from "./geometry.js";
+import { budgetRuler } from "./ruler.js";
+
+export { RULER_COLORS, budgetTier, plannedLength } from "./ruler.js";
+export { pathLength } from "./geometry.js";
 
 export const MODULE_ID = "vttbridge";
 export const VERSION = "0.1.0";
@@ -19,6 +43,9 @@ const NAMESPACE = "/foundry";
 const PROTOCOL = 1;
 const CLOSED_HOLDS_KEPT = 200;
 const RELAY_SLACK_MS = 500;
+const OUTBOX_MAX = 200;
+/** Refused connects that a retry cannot mend: they wait for the settings to change. */
+const FINAL_REFUSALS = ["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"];
 /** Hook option / flag scope marking the bridge's own writes. */
 const FLAG = MODULE_ID;
 
@@ -62,6 +89,11 @@ function setting(key) {
   }
 }
 
+/** v13+: tokens move through TokenDocument#move, with movement data and pausing. */
+export function movementApi() {
+  return Number(game.release?.generation ?? 0) >= 13;
+}
+
 function notify(level, text) {
   globalThis.ui?.notifications?.[level]?.(`vttbridge: ${text}`);
 }
@@ -95,6 +127,74 @@ function whisperIds(list) {
   return out;
 }
 
+/** Our own write (a command applied, a release): its hooks are not sent back. A fallback and
+ * a re-planned drag are the player's moves, marked only so they are recognised. */
+function ownWrite(mark) {
+  return Boolean(mark) && !mark.fallback && !mark.split;
+}
+
+/** The last applied command seq kept in this browser, or null when there is none. */
+function storedSeq(key) {
+  try {
+    const v = globalThis.localStorage?.getItem(key);
+    if (v === null || v === undefined || v === "") return null;
+    const n = Number(v);
+    return Number.isInteger(n) && n >= 0 ? n : null;
+  } catch {
+    return null; // storage refused (private mode): the bridge resumes from its own record
+  }
+}
+
+// -- v13 movement helpers ---------------------------------------------------------------------------
+
+const WAYPOINT_KEYS = ["x", "y", "elevation", "width", "height", "shape", "action", "snapped", "explicit", "checkpoint"];
+
+/** Waypoints as TokenDocument#move takes them (TokenMovementWaypoint), grid steps left out. */
+function moveWaypoints(waypoints) {
+  return waypoints
+    .filter((w) => !w.intermediate)
+    .map((w) => Object.fromEntries(WAYPOINT_KEYS.filter((k) => w[k] !== undefined).map((k) => [k, w[k]])));
+}
+
+/** The waypoints of a movement section the bridge reads: position and action. */
+function explicitWaypoints(waypoints) {
+  return waypoints.filter((w) => !w.intermediate).map((w) => ({ x: w.x, y: w.y, ...(w.action ? { action: w.action } : {}) }));
+}
+
+function sameCell(a, b, size, doc) {
+  const w = doc.width ?? 1;
+  const h = doc.height ?? 1;
+  const ca = cellOf(a.x, a.y, size, a.width ?? w, a.height ?? h);
+  const cb = cellOf(b.x, b.y, size, b.width ?? w, b.height ?? h);
+  return ca[0] === cb[0] && ca[1] === cb[1];
+}
+
+function isSelf(user) {
+  return Boolean(user?.isSelf ?? (user?.id && user.id === game.user?.id));
+}
+
+/** Stop a paused movement. Only its mover's client may (TokenDocument#stopMovement): another
+ * client asks it over the module's socket. */
+function stopMovement(token, movementId) {
+  const m = token.movement;
+  if (!m || m.id !== movementId) return;
+  if (isSelf(m.user)) token.stopMovement?.();
+  else game.socket?.emit?.(`module.${MODULE_ID}`, { type: "stop", sceneId: token.parent?.id, tokenId: token.id, movementId });
+}
+
+/** A held move nobody rules on (no answer, or the bridge would not hold it): it goes through as
+ * the player made it. v11-v12: the update the hook held, marked with the hold's id (the bridge
+ * applies that id once); v13: the paused movement resumes. */
+async function letThrough(h) {
+  const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
+  if (!token) return;
+  if (h.movementId) {
+    token.resumeMovement(h.movementId, h.id);
+    return;
+  }
+  await token.update(h.changes, { animate: true, [FLAG]: { fallback: h.id } });
+}
+
 class CommandError extends Error {
   constructor(code, message) {
     super(message);
@@ -105,7 +205,9 @@ class CommandError extends Error {
 // -- the connection (primary GM only) -------------------------------------------------------------
 
 export class Bridge {
-  constructor() {
+  /** `connect`: socket.io-client's `io` (a test passes a stand-in socket's). */
+  constructor({ io: connect = io } = {}) {
+    this.io = connect;
     this.socket = null;
     this.sceneId = null;
     this.state = "idle"; // idle | connecting | connected | lost | refused
@@ -115,8 +217,10 @@ export class Bridge {
     this.closedHolds = new Set();
     this.positions = new Map(); // token id -> {x, y}: a forwarded move's origin
     this.turns = new Map(); // combat id -> {round, turn, tokenId, combatantId}
-    this.lastSeq = 0;
+    this.lastSeq = null; // the highest command seq applied; null: not known in this browser
     this.seqKey = null;
+    this.outbox = new Map(); // event id -> {event, body}: not acknowledged yet, in order
+    this.heldMoves = new Map(); // v13 movement id -> the id of the hold it was paused for
   }
 
   get connected() {
@@ -144,10 +248,10 @@ export class Bridge {
       notify("warn", "Foundry is served over HTTPS: the browser will block an http:// bridge. Use https:// (see the README).");
     }
     this.seqKey = `${MODULE_ID}.lastSeq.${game.world?.id ?? "world"}.${world}.${hashText(`${target.origin}|${key}`)}`;
-    this.lastSeq = Number(globalThis.localStorage?.getItem(this.seqKey) ?? 0) || 0;
+    this.lastSeq = storedSeq(this.seqKey);
     const base = target.pathname.replace(/\/+$/, "");
     this.state = "connecting";
-    this.socket = io(target.origin + NAMESPACE, {
+    this.socket = this.io(target.origin + NAMESPACE, {
       path: `${base}/socket.io`,
       transports: ["websocket", "polling"],
       reconnection: true,
@@ -158,7 +262,9 @@ export class Bridge {
           world,
           key,
           protocol: PROTOCOL,
-          last_seq: this.lastSeq,
+          // no record (a new browser, private mode, a reset key): the bridge resumes from the
+          // world's acknowledged commands; last_seq 0 would send its whole history again
+          ...(this.lastSeq === null ? {} : { last_seq: this.lastSeq }),
           client: {
             name: "vttbridge-foundry",
             version: VERSION,
@@ -188,6 +294,10 @@ export class Bridge {
     this.everConnected = true;
     this.state = "connected";
     notify("info", recovered ? "connection recovered." : `linked to ${setting("serverUrl")} (world ${setting("world")}).`);
+    // events whose ack never came (lost with the connection) or made while away go again,
+    // in order and under their own ids (the bridge applies an id once); a fresh scene follows
+    for (const [id, e] of this.outbox) if (e.event === "snapshot") this.outbox.delete(id);
+    for (const e of [...this.outbox.values()]) this.emitQueued(e);
     this.sendSnapshot();
   }
 
@@ -204,7 +314,7 @@ export class Bridge {
 
   onConnectError(err) {
     const code = err?.data?.code;
-    if (["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"].includes(code)) {
+    if (FINAL_REFUSALS.includes(code)) {
       notify("error", `the server refused the link: ${err.message}`);
       this.state = "refused";
       this.socket?.disconnect(); // retry only after the settings change
@@ -212,14 +322,32 @@ export class Bridge {
     }
     if (this.state !== "lost" && this.state !== "retrying") notify("warn", `cannot reach ${setting("serverUrl")} (${err?.message ?? err}); retrying...`);
     this.state = "retrying";
-    if (err?.data) setTimeout(() => this.socket && !this.socket.connected && this.socket.connect(), 3000);
+    // a refusal that passes (shutting down, too many attempts...): socket.io does not retry
+    // a refused connect by itself; wait as long as the bridge asks
+    const wait = Math.max(3, Number(err?.data?.retry_after) || 0) * 1000;
+    if (err?.data) setTimeout(() => this.socket && !this.socket.connected && this.socket.connect(), wait);
   }
 
   // -- outbound events ------------------------------------------------------------------------
+  /** Send an event; it stays in the outbox until the bridge acknowledges it, and goes again
+   * after a reconnect if its ack was lost (socket.io buffers only while disconnected). */
   send(event, payload) {
     if (!this.socket) return;
     const body = { id: newId(), systemId: game.system?.id, ...payload };
+    const entry = { event, body };
+    this.outbox.set(body.id, entry);
+    if (this.outbox.size > OUTBOX_MAX) {
+      const [oldest] = this.outbox.keys();
+      this.outbox.delete(oldest); // the scene sent after the reconnect stands for it
+      console.warn(`vttbridge | more than ${OUTBOX_MAX} events wait for the bridge; the oldest is dropped`);
+    }
+    if (this.socket.connected) this.emitQueued(entry);
+  }
+
+  emitQueued(entry) {
+    const { event, body } = entry;
     this.socket.emit(event, body, (ack) => {
+      this.outbox.delete(body.id);
       if (ack && !ack.ok) {
         console.warn(`vttbridge | ${event} refused: ${ack.error?.code}: ${ack.error?.message}`);
         if (event === "snapshot") notify("warn", `the server refused the scene: ${ack.error?.message}`);
@@ -264,7 +392,7 @@ export class Bridge {
         reply({ ok: false, error: { code: "bad_command", message: "A command needs a seq and an op." } });
         return;
       }
-      if (msg.seq <= this.lastSeq) {
+      if (this.lastSeq !== null && msg.seq <= this.lastSeq) {
         reply({ ok: true, duplicate: true });
         return;
       }
@@ -282,7 +410,7 @@ export class Bridge {
   }
 
   setSeq(seq) {
-    if (seq <= this.lastSeq) return;
+    if (this.lastSeq !== null && seq <= this.lastSeq) return;
     this.lastSeq = seq;
     try {
       globalThis.localStorage?.setItem(this.seqKey, String(seq));
@@ -351,6 +479,10 @@ export class Bridge {
       const hold = this.holds.get(holdId);
       if (hold) {
         this.closeHold(hold);
+        if (hold.movementId) {
+          await this.releasePaused(hold, token, options[FLAG].moved ? null : update, options);
+          return { hold: holdId };
+        }
         // the move as the player dropped it, or where the rules put the token instead
         const change = options[FLAG].moved ? hold.changes : update;
         await token.update(change, options);
@@ -361,6 +493,19 @@ export class Bridge {
     await token.update(update, options);
     if ("x" in update || "y" in update) this.positions.set(token.id, { x: token.x, y: token.y });
     return null;
+  }
+
+  /** v13: the end of a paused movement. `elsewhere` null: the rules let it through, it resumes
+   * (the mover's client goes on along its path); else it stops where it is paused and the token
+   * goes where the rules put it, if that is somewhere else. */
+  async releasePaused(hold, token, elsewhere, options) {
+    if (elsewhere === null) {
+      token.resumeMovement(hold.movementId, hold.id);
+      return;
+    }
+    stopMovement(token, hold.movementId);
+    const { x = token.x, y = token.y } = elsewhere;
+    if (x !== token.x || y !== token.y) await token.update({ x, y }, { ...options, animate: false });
   }
 
   findToken(sceneId, tokenId) {
@@ -417,6 +562,10 @@ export class Bridge {
       this.fallback(h, "vttbridge is not connected");
       return;
     }
+    if (h.movementId) {
+      this.heldMoves.set(h.movementId, h.id);
+      if (this.heldMoves.size > CLOSED_HOLDS_KEPT) this.heldMoves.delete(this.heldMoves.keys().next().value);
+    }
     const scene = game.scenes?.get(h.sceneId);
     const payload = {
       id: h.id,
@@ -424,6 +573,7 @@ export class Bridge {
       sceneId: h.sceneId,
       token: h.token,
       changes: h.changes,
+      ...(h.waypoints ? { waypoints: h.waypoints } : {}),
       grid: scene ? gridData(scene) : undefined,
       hold: { id: h.id, budget_ms: h.budget },
       systemId: game.system?.id,
@@ -441,7 +591,7 @@ export class Bridge {
       // through quietly and is reported as an ordinary move (a refused id is not remembered)
       console.warn(`vttbridge | held move refused: ${ack?.error?.message}`);
       this.closeHold(h);
-      await this.moveToken(h, { [FLAG]: { fallback: h.id } });
+      await letThrough(h);
       return;
     }
     h.timer = setTimeout(() => this.fallback(h, "no ruling came in time"), h.maxHold);
@@ -461,7 +611,7 @@ export class Bridge {
     if (h.closed) return;
     this.closeHold(h);
     const name = h.token?.name ?? "A token";
-    await this.moveToken(h, { [FLAG]: { fallback: h.id } });
+    await letThrough(h);
     await docClass("ChatMessage")?.create?.({
       content: `<p>${escapeHtml(`${why}: ${name}'s move went through. A Ready it sets off resolves now that the move is done.`)}</p>`,
       speaker: { alias: "vttbridge" },
@@ -470,18 +620,18 @@ export class Bridge {
     });
   }
 
-  async moveToken(h, options) {
-    const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
-    if (token) await token.update(h.changes, { animate: true, ...options });
-  }
-
   // -- forwarded hooks ------------------------------------------------------------------------
   onUpdateToken(doc, changed, options, userId) {
     if (doc.parent?.id !== this.sceneId) return;
     const mark = options?.[FLAG];
     const before = this.positions.get(doc.id);
     if ("x" in changed || "y" in changed) this.positions.set(doc.id, { x: doc.x, y: doc.y });
-    if (mark && !mark.fallback) return; // our own write
+    if (ownWrite(mark)) return;
+    if (options?._movement?.[doc.id]) {
+      // v13: a movement's leg; moveToken forwards it with its path
+      changed = { ...changed };
+      for (const k of ["x", "y", "elevation", "width", "height", "shape", "rotation"]) delete changed[k];
+    }
     const keys = ["x", "y", "name", "hidden", "disposition", "actorId", "actorLink", "delta", "actorData"];
     if (!keys.some((k) => k in changed)) return;
     const payload = {
@@ -494,6 +644,33 @@ export class Bridge {
     };
     if (mark?.fallback) payload.id = mark.fallback; // the held move's id: never applied twice
     if (before && ("x" in changed || "y" in changed)) payload.origin = before;
+    this.send("updateToken", payload);
+  }
+
+  /** v13: a completed leg of a movement, with its path and how each waypoint was moved. Legs
+   * of a held movement resumed later go under the hold's id: the bridge has applied it. */
+  onMoveToken(doc, movement, operation, user) {
+    if (doc.parent?.id !== this.sceneId) return;
+    const mark = operation?.[FLAG];
+    if (ownWrite(mark)) return;
+    const size = gridSize(doc.parent);
+    const points = explicitWaypoints(movement.passed?.waypoints ?? []);
+    const origin = movement.origin ?? this.positions.get(doc.id);
+    const start = cellOf(origin.x, origin.y, size, origin.width ?? doc.width ?? 1, origin.height ?? doc.height ?? 1);
+    const end = cellOf(doc.x, doc.y, size, doc.width ?? 1, doc.height ?? 1);
+    if (start[0] === end[0] && start[1] === end[1] && points.every((w) => sameCell(w, origin, size, doc))) return;
+    const held = [movement.id, ...(movement.chain ?? [])].map((id) => this.heldMoves.get(id)).find(Boolean);
+    const payload = {
+      userId: user?.id,
+      sceneId: doc.parent.id,
+      token: toObject(doc),
+      changes: { x: doc.x, y: doc.y },
+      options: {},
+      origin: { x: origin.x, y: origin.y },
+      waypoints: points,
+      grid: gridData(doc.parent),
+    };
+    if (mark?.fallback || held) payload.id = mark?.fallback ?? held; // never applied twice
     this.send("updateToken", payload);
   }
 
@@ -612,6 +789,7 @@ function actorData(actor) {
 const relayed = new Map(); // hold id -> timer, on a player's client waiting for the GM
 
 function onPreUpdateToken(doc, changes, options, userId) {
+  if (movementApi()) return true; // v13: preMoveToken and moveToken hold moves
   if (options?.[FLAG]) return true; // the bridge's own write, or a released hold
   if (userId && game.user && userId !== game.user.id) return true;
   const scene = doc.parent;
@@ -638,14 +816,94 @@ function onPreUpdateToken(doc, changes, options, userId) {
   return false;
 }
 
+// -- held moves, v13+: re-plan at preMoveToken, pause at moveToken (the mover's client) -----------
+
+const pausedHere = new Set(); // movement ids this client paused for a hold
+const PAUSED_KEPT = 200;
+
+function watchOf(scene) {
+  const watch = scene?.flags?.[FLAG]?.watch;
+  return watch?.watches?.length ? watch : null;
+}
+
+function gmOnline() {
+  return Boolean(game.users?.activeGM ?? game.users?.find?.((u) => u.isGM && u.active));
+}
+
+/** A leg about to enter a watched cell part-way: rejected, and the same drag made again with
+ * a checkpoint in the cell before (its origin when the first step enters), where moveToken
+ * pauses it. Movements are paused only between checkpoints, and this hook cannot add one. */
+function onPreMoveToken(doc, move, options) {
+  if (options?.[FLAG]) return true; // ours: a release, a re-planned drag, a fallback
+  if ((move.chain ?? []).some((id) => pausedHere.has(id))) return true; // the rest of a held move
+  const scene = doc.parent;
+  const watch = watchOf(scene);
+  if (!watch || !gmOnline()) return true; // nothing watched, or nobody to rule: never hold
+  const size = gridSize(scene);
+  const w = doc.width ?? 1;
+  const h = doc.height ?? 1;
+  const passed = move.passed?.waypoints ?? [];
+  const { cells, legs } = stepCells([move.origin, ...passed], size, w, h);
+  const at = watchedEntry(toObject(doc), cells, watch);
+  if (at < 0) return true;
+  const leg = legs[at]; // the entering step ends the leg to passed[leg - 1]
+  const stop = at === 1 && leg === 1 ? [move.origin.x, move.origin.y] : xyOf(cells[at - 1], size, w, h);
+  const waypoints = [
+    ...moveWaypoints(passed.slice(0, leg - 1)),
+    { x: stop[0], y: stop[1], action: passed[leg - 1]?.action, snapped: true, explicit: false, checkpoint: true },
+    ...moveWaypoints([...passed.slice(leg - 1), ...(move.pending?.waypoints ?? [])]),
+  ];
+  const { method, autoRotate, showRuler, constrainOptions } = move;
+  setTimeout(() => doc.move(waypoints, { method, autoRotate, showRuler, constrainOptions, [FLAG]: { split: true } }), 0);
+  return false;
+}
+
+/** Every client, after each leg: the GM's bridge forwards it; the mover's own client pauses its
+ * movement where the next step enters a watched cell, and hands the rest to the bridge. */
+function onMoveToken(doc, movement, operation, user) {
+  if (bridge && bridge.sceneId !== null) bridge.onMoveToken(doc, movement, operation, user);
+  if (isSelf(user)) maybePause(doc, movement);
+}
+
+function maybePause(doc, movement) {
+  const now = doc.movement;
+  if (!now || now.id !== movement.id || now.state !== "pending") return;
+  if ([movement.id, ...(movement.chain ?? [])].some((id) => pausedHere.has(id))) return; // released once
+  const scene = doc.parent;
+  const watch = watchOf(scene);
+  if (!watch || !gmOnline()) return;
+  const here = { x: doc._source?.x ?? doc.x, y: doc._source?.y ?? doc.y };
+  const pending = now.pending?.waypoints ?? [];
+  const { cells } = stepCells([here, ...pending], gridSize(scene), doc.width ?? 1, doc.height ?? 1);
+  if (watchedEntry(toObject(doc), cells, watch) !== 1) return; // not the very next step
+  const id = newId();
+  if (!doc.pauseMovement(id)) return; // could not pause: it completes, and the Ready resolves then
+  pausedHere.add(now.id);
+  if (pausedHere.size > PAUSED_KEPT) pausedHere.delete(pausedHere.values().next().value);
+  const last = explicitWaypoints(pending).at(-1) ?? here;
+  const h = {
+    id,
+    sceneId: scene.id,
+    tokenId: doc.id,
+    token: toObject(doc),
+    changes: { x: last.x, y: last.y },
+    waypoints: explicitWaypoints(pending),
+    movementId: now.id,
+    userId: game.user?.id,
+    budget: Number(watch.budget_ms ?? 1500),
+    maxHold: Number(watch.max_hold_ms ?? 90000),
+  };
+  if (bridge && isPrimaryGM()) bridge.hold(h);
+  else relayHold(h);
+}
+
 function relayHold(h) {
   game.socket?.emit?.(`module.${MODULE_ID}`, { type: "hold", hold: h });
   relayed.set(
     h.id,
     setTimeout(async () => {
       relayed.delete(h.id);
-      const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
-      if (token) await token.update(h.changes, { animate: true, [FLAG]: { fallback: h.id } });
+      await letThrough(h);
       await docClass("ChatMessage")?.create?.({
         content: `<p>${escapeHtml(`The GM's vttbridge did not answer: ${h.token?.name ?? "the token"}'s move went through. A Ready it sets off resolves now that the move is done.`)}</p>`,
         whisper: gmIds(),
@@ -667,6 +925,10 @@ function onModuleSocket(msg) {
       clearTimeout(timer);
       relayed.delete(msg.id);
     }
+  } else if (msg.type === "stop") {
+    // the GM's client asks the mover to stop a paused movement (only the mover may)
+    const token = game.scenes?.get(msg.sceneId)?.tokens?.get(msg.tokenId);
+    if (token?.movement?.id === msg.movementId && isSelf(token.movement.user)) token.stopMovement();
   }
 }
 
@@ -722,6 +984,14 @@ function registerSettings() {
     type: String,
     default: "default",
   });
+  game.settings.register(MODULE_ID, "ruler", {
+    name: "Colour the Token Ruler by the rules",
+    hint: "Foundry v13+: while you drag a token in a fight, its path shows what the rules allow this turn: green within one action, yellow running, blue sneaking, red beyond (the move would be refused).",
+    scope: "client",
+    config: true,
+    type: Boolean,
+    default: true,
+  });
   game.settings.register(MODULE_ID, "key", {
     ...common,
     name: "World key (GM only)",
@@ -736,13 +1006,26 @@ const forward = (method) => (...args) => {
   if (bridge && bridge.sceneId !== null) bridge[method](...args);
 };
 
-Hooks.once("init", registerSettings);
+/** v13+: the Token Ruler coloured by the movement budget (ruler.js), over whatever ruler class
+ * is configured (another module's included). */
+function installRuler() {
+  const Base = globalThis.CONFIG?.Token?.rulerClass ?? globalThis.foundry?.canvas?.placeables?.tokens?.TokenRuler;
+  if (typeof Base !== "function" || !globalThis.CONFIG?.Token) return;
+  CONFIG.Token.rulerClass = budgetRuler(Base, () => setting("ruler") !== false);
+}
+
+Hooks.once("init", () => {
+  registerSettings();
+  installRuler();
+});
 Hooks.once("ready", () => {
   game.socket?.on?.(`module.${MODULE_ID}`, onModuleSocket);
   refreshRole();
 });
 Hooks.on("userConnected", () => refreshRole());
 Hooks.on("preUpdateToken", onPreUpdateToken);
+Hooks.on("preMoveToken", onPreMoveToken); // v13+
+Hooks.on("moveToken", onMoveToken); // v13+
 Hooks.on("updateToken", forward("onUpdateToken"));
 Hooks.on("createChatMessage", forward("onChat"));
 Hooks.on("updateCombat", forward("onUpdateCombat"));

@@ -1,7 +1,8 @@
 // End to end in headless Chromium: the *built bundle* (npm run build -> dist/vttbridge.js, with
 // socket.io-client's browser build) loaded by a page next to the Foundry stand-in, against a
 // running `vttbridge serve`. Needs Debian's chromium (CHROMIUM_PATH overrides /usr/bin/chromium)
-// and the bridge variables the pytest driver sets; skipped without them.
+// and the bridge variables the pytest driver sets; skipped without them. VTTBRIDGE_SCENARIO
+// picks what the page plays (browser.html): corner12, corner13 (the default) or foe13.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const bridge = { url: process.env.VTTBRIDGE_URL, world: process.env.VTTBRIDGE_WORLD, key: process.env.VTTBRIDGE_KEY };
+const scenario = process.env.VTTBRIDGE_SCENARIO || "corner13";
 const skip = !bridge.key ? "no bridge (run through pytest)" : !existsSync(chromium) ? `no Chromium at ${chromium}` : false;
 
 const TYPES = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".map": "application/json" };
@@ -30,7 +32,7 @@ function serve() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-test("the built bundle plays Kevin's corner in headless Chromium", { skip, timeout: 120000 }, async () => {
+test(`the built bundle plays ${scenario} in headless Chromium`, { skip, timeout: 120000 }, async () => {
   execFileSync(process.execPath, [path.join(root, "scripts/build.mjs")], { stdio: "ignore" });
   const { chromium: pw } = await import("playwright-core");
   const server = await serve();
@@ -43,7 +45,7 @@ test("the built bundle plays Kevin's corner in headless Chromium", { skip, timeo
     const page = await browser.newPage();
     page.on("console", (m) => console.log(`# page: ${m.text()}`));
     page.on("pageerror", (e) => console.log(`# page error: ${e}`));
-    const q = new URLSearchParams(bridge).toString();
+    const q = new URLSearchParams({ ...bridge, scenario }).toString();
     await page.goto(`http://127.0.0.1:${server.address().port}/test/browser.html?${q}`);
     await page.waitForFunction(() => window.__result !== null, null, { timeout: 60000 });
     const result = await page.evaluate(() => window.__result);

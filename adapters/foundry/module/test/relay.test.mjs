@@ -1,11 +1,13 @@
-// A player's client: it holds a watched move it starts (pre-hooks run only there), hands it to
-// the primary GM's client over game.socket, and lets it through itself if no GM takes it.
+// A player's client, Foundry v12: it holds a watched move it starts (pre-hooks run only there),
+// hands it to the primary GM's client over game.socket, and lets it through itself if no GM
+// takes it. relay-v13.test.mjs: the same on v13, where the move is paused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { calls, installFoundry } from "./foundry-stub.mjs";
 
 const PLAYER = "kT3rPq8Zx1LmNo2B";
 const foundry = installFoundry({
+  generation: 12,
   userId: PLAYER,
   users: [
     { _id: "gM0000000000000A", name: "Dana", role: 4, active: true },

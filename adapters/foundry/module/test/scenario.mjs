@@ -1,6 +1,9 @@
 // Kevin's corner Ready and a Stand Off, played end to end: the module's own code against the
-// Foundry stand-in, talking to a real `vttbridge serve`. Shared by the Node test (which imports
-// src/module.js) and the Chromium page (which imports the built dist/vttbridge.js).
+// Foundry stand-in, talking to a real `vttbridge serve`. Shared by the Node tests (which import
+// src/module.js) and the Chromium page (which imports the built dist/vttbridge.js). Played on
+// Foundry v12 (a drag is an update of x/y, a watched one is held by preUpdateToken) and on v13
+// (a drag is a TokenDocument#move; a watched one is paused in the cell before the corner, and
+// resumed once the Ready resolves).
 //
 // Cast (Spycraft 2.0, rules.md "Ready" rule 3): Kevin (IC 22, Reflex +14) readies a shot at
 // whoever rounds the corner, on the attempt. His ally Gary comes round at IC 14: the move is
@@ -21,13 +24,14 @@ export const IDS = {
   combat: "cCombat000000001",
 };
 
-export function world() {
+export function world(generation = 13) {
   const token = (id, name, actorId, x, y, extra = {}) => ({
     _id: id, name, actorId, actorLink: true, x, y, elevation: 0, width: 1, height: 1,
     disposition: 1, hidden: false, flags: {}, ...extra,
   });
   const attrs = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { value: v }]));
   return {
+    generation,
     userId: IDS.gm,
     users: [
       { _id: IDS.gm, name: "Dana", role: 4, active: true },
@@ -85,12 +89,24 @@ const chatIndex = (pattern) => calls.findIndex((c) => c.op === "ChatMessage.crea
  * Play the encounter. `load()` imports the module under test (after the stand-in is
  * installed); `bridge` = {url, world, key}. Returns the chat log as the GM saw it.
  */
-export async function playCorner({ load, bridge, log = () => {} }) {
-  const foundry = installFoundry(world());
+export async function playCorner({ load, bridge, log = () => {}, generation = 13 }) {
+  const foundry = installFoundry(world(generation));
   await load();
+  const v13 = generation >= 13;
   const scene = foundry.game.scenes.get(IDS.scene);
   const combat = foundry.game.combats.get(IDS.combat);
   const tok = (id) => scene.tokens.get(id);
+  // a player's drag: v13 moves through TokenDocument#move; v12 updates x and y
+  const drag = (id, x, y) =>
+    v13 ? tok(id).move([{ x, y, explicit: true, checkpoint: true }], { method: "dragging" }) : tok(id).update({ x, y });
+  // v12 holds a watched move where it started; v13 pauses it in the cell before the corner
+  const heldAt = (id, v12x, v13x) => waitFor(`${id} held`, () => {
+    const t = tok(id);
+    return v13 ? t.movement.state === "paused" && t.x === v13x : t.x === v12x;
+  });
+  // the release of a held move: v12 applies the held update, v13 resumes the movement
+  const released = (id) =>
+    calls.findIndex((c) => (v13 ? c.op === "Token.resumeMovement" : c.op === "Token.update" && c.options?.vttbridge?.hold) && c.id === id);
   const say = (userId, content, token) =>
     ChatMessage.post({ content, speaker: token ? { scene: IDS.scene, token, actor: tok(token).actorId, alias: tok(token).name } : { alias: "Dana" } }, {}, userId);
   const promptFor = async (player, pattern) => {
@@ -114,22 +130,24 @@ export async function playCorner({ load, bridge, log = () => {} }) {
   log("Kevin readies; Gary's turn");
 
   // an unwatched move goes through at once (no round trip): Thug steps 13,8 -> 14,8
-  await tok(IDS.thug).update({ x: 1400, y: 800 });
+  await drag(IDS.thug, 1400, 800);
   check(tok(IDS.thug).x === 1400, "an unwatched move is not held");
 
   // -- Gary (ally) rounds the corner at IC 14: held until Kevin decides ------------------------
-  await tok(IDS.gary).update({ x: 1000, y: 500 });
-  check(tok(IDS.gary).x === 1300, "Gary's move is held");
+  await drag(IDS.gary, 1000, 500);
+  await heldAt(IDS.gary, 1300, 1200); // v13: paused at 12,5, the cell before the corner
   const p1 = await promptFor(IDS.kevinPlayer, /Ready is triggered/);
   await waitFor("Kevin's IC 14", () => combat.combatants.get("cKevin0000000001").initiative === 14);
-  check(tok(IDS.gary).x === 1300, "still held while Kevin decides");
+  check(tok(IDS.gary).x === (v13 ? 1200 : 1300), "still held while Kevin decides");
+  if (v13) check(calls.some((c) => c.op === "Token.pauseMovement" && c.id === IDS.gary), "v13 pauses the movement");
   say(IDS.kevinPlayer, `!answer ${p1} cancel`, IDS.kevin);
   await waitFor("Gary's move completed", () => tok(IDS.gary).x === 1000);
   const heldBack = chatIndex(/Kevin holds back \(Reflex \d+ vs DC 15\): no shoot/);
   check(heldBack >= 0, "Kevin holds back after his Reflex save");
   check(chatIndex(/takes his readied action/) < 0 && chatIndex(/fails his Reflex save/) < 0, "nobody is shot");
-  const garyRelease = calls.findIndex((c) => c.op === "Token.update" && c.id === IDS.gary && c.options?.vttbridge?.hold);
+  const garyRelease = released(IDS.gary);
   check(garyRelease > heldBack, "the Ready resolved before the move completed");
+  if (v13) check(!calls.some((c) => c.op === "Token.update" && c.id === IDS.gary && c.cancelled), "v13: paused, never cancelled");
   await waitFor("the watch cleared", () => scene.getFlag("vttbridge", "watch")?.watches?.length === 0);
   log("Gary rounds the corner; Kevin holds back; Gary's move completes");
 
@@ -146,14 +164,15 @@ export async function playCorner({ load, bridge, log = () => {} }) {
   await waitFor("Gary's turn again", () => combat.combatant?.tokenId === IDS.gary);
   say(IDS.gm, "!next");
   await waitFor("the Thug's turn again", () => combat.combatant?.tokenId === IDS.thug);
-  await tok(IDS.thug).update({ x: 1100, y: 500 });
-  check(tok(IDS.thug).x === 1400, "the Thug's move is held");
+  await drag(IDS.thug, 1100, 500);
+  await heldAt(IDS.thug, 1400, 1200); // v13: paused at 12,6
+  check(tok(IDS.thug).x === (v13 ? 1200 : 1400), "the Thug's move is held");
   const p2 = await promptFor(IDS.kevinPlayer, /Ready is triggered/);
   say(IDS.kevinPlayer, `!answer ${p2} fire`, IDS.kevin);
   await waitFor("the Thug's move completed", () => tok(IDS.thug).x === 1100);
   const shot = chatIndex(/Kevin takes his readied action: shoot \(before the task/);
   check(shot >= 0, "Kevin shoots the Thug");
-  const thugRelease = calls.findIndex((c) => c.op === "Token.update" && c.id === IDS.thug && c.options?.vttbridge?.hold);
+  const thugRelease = released(IDS.thug);
   check(thugRelease > shot, "the shot comes before the Thug completes his move");
   await waitFor("Kevin's IC 10", () => combat.combatants.get("cKevin0000000001").initiative === 10);
   log("the Thug rounds the corner; Kevin shoots first; the move completes");

@@ -1,5 +1,6 @@
-// The module's pieces without a bridge: the shared commands fixture applied with one Foundry
-// call each, seq bookkeeping, the watch geometry, and a held move when the bridge is away.
+// The module's pieces without a bridge, on Foundry v12 (the stand-in's generation 12): the
+// shared commands fixture applied with one Foundry call each, seq bookkeeping, the watch
+// geometry, and a held move when the bridge is away. unit-v13.test.mjs covers v13.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -11,6 +12,7 @@ const load = (name) => JSON.parse(readFileSync(new URL(name, fixtures), "utf8"))
 
 const snapshot = load("snapshot.json");
 const foundry = installFoundry({
+  generation: 12,
   userId: "gM0000000000000A",
   users: snapshot.users.map((u) => ({ ...u, active: true })),
   actors: [],
@@ -161,6 +163,6 @@ test("conditions become status effects: v12+ Actor#toggleStatusEffect, v11 Token
     const v11 = globalThis.CONFIG.statusEffects.find((e) => e.id === "vttbridge-readied");
     assert.deepEqual(v11, { id: "vttbridge-readied", name: "Readied", label: "Readied", icon: "icons/svg/sword.svg" });
   } finally {
-    foundry.game.release.generation = 13;
+    foundry.game.release.generation = 12;
   }
 });
