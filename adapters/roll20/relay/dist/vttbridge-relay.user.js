@@ -3407,6 +3407,9 @@
   var FRAME = /VTTB1\|([A-Za-z0-9]+)\|(\d+)\|(\d+)\/(\d+)\|([A-Za-z0-9%._~-]*)/g;
   var MAX_POST = 6e3;
   var SEEN_LIMIT = 2e3;
+  var FINAL_REFUSALS = ["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"];
+  var RETRY_MS = 1e3;
+  var RETRY_MAX_MS = 3e4;
   function encode2(text) {
     return encodeURIComponent(text).replace(
       /[!'()*~]/g,
@@ -3458,6 +3461,8 @@
       this.modSilent = false;
       this.postTimer = null;
       this.watchdog = null;
+      this.retryTimer = null;
+      this.retries = 0;
       this.observer = null;
     }
     // -- settings ------------------------------------------------------------------------------
@@ -3517,7 +3522,17 @@
       if (this.socket) this.socket.disconnect();
       this.window.clearTimeout(this.watchdog);
       this.window.clearTimeout(this.postTimer);
+      this.window.clearTimeout(this.retryTimer);
       this.setState("stopped");
+    }
+    /** The wait before retrying a refused connect: doubling from 1 s to 30 s, with socket.io's
+     * own jitter (half either way, so relays refused together do not come back together), and
+     * never less than the bridge's `retry_after`. */
+    retryDelay(retryAfter) {
+      const base = Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** this.retries);
+      const jitter = base * 0.5 * (Math.random() * 2 - 1);
+      this.retries += 1;
+      return Math.max(Math.round(base + jitter), (Number(retryAfter) || 0) * 1e3);
     }
     // -- the socket ----------------------------------------------------------------------------
     auth() {
@@ -3537,13 +3552,20 @@
       }
       const url2 = String(this.config.url).replace(/\/+$/, "");
       this.setState("connecting");
+      this.window.clearTimeout(this.retryTimer);
+      this.retries = 0;
       const socket = this.io(url2 + NAMESPACE, {
         auth: (cb) => cb(this.auth()),
         transports: ["websocket"],
-        reconnectionDelayMax: 1e4
+        // a lost or unreachable server: socket.io-client retries by itself, with backoff
+        reconnection: true,
+        reconnectionDelay: RETRY_MS,
+        reconnectionDelayMax: 1e4,
+        randomizationFactor: 0.5
       });
       this.socket = socket;
       socket.on("connect", () => {
+        this.retries = 0;
         this.setState("connected");
         for (const e of this.pending) e.inflight = false;
         this.flush();
@@ -3551,11 +3573,20 @@
       });
       socket.on("connect_error", (err) => {
         const code = err && err.data && err.data.code;
-        if (code) {
-          this.setState("refused", `${err.message} (${code})`);
-        } else {
+        if (!code) {
           this.setState("reconnecting", err && err.message);
+          return;
         }
+        if (FINAL_REFUSALS.includes(code)) {
+          this.setState("refused", `${err.message} (${code})`);
+          return;
+        }
+        const wait = this.retryDelay(err.data.retry_after);
+        this.setState("reconnecting", `${err.message} (${code}); trying again in ${Math.ceil(wait / 1e3)} s`);
+        this.window.clearTimeout(this.retryTimer);
+        this.retryTimer = this.window.setTimeout(() => {
+          if (this.socket === socket && !socket.connected && this.state !== "stopped") socket.connect();
+        }, wait);
       });
       socket.on("disconnect", (reason) => {
         for (const e of this.pending) e.inflight = false;

@@ -16,6 +16,12 @@ const STORE_KEY = "vttbridge.relay";
 const FRAME = /VTTB1\|([A-Za-z0-9]+)\|(\d+)\|(\d+)\/(\d+)\|([A-Za-z0-9%._~-]*)/g;
 const MAX_POST = 6000; // characters of one `!vttbridge` line
 const SEEN_LIMIT = 2000;
+/** Refused connects a retry cannot mend: the relay stops and says why (the GM fixes the
+ * settings). Every other coded refusal passes (shutting_down, world_unavailable,
+ * linked_elsewhere, too_many_attempts...): it is retried with a growing wait. */
+export const FINAL_REFUSALS = ["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"];
+const RETRY_MS = 1000;
+const RETRY_MAX_MS = 30000;
 
 /** URI-encode so nothing in the text means anything to Roll20's chat ([[, {{, @{, %{ ...). */
 export function encode(text) {
@@ -73,6 +79,8 @@ export class Relay {
     this.modSilent = false;
     this.postTimer = null;
     this.watchdog = null;
+    this.retryTimer = null;
+    this.retries = 0; // refused connects in a row, for the wait before the next
     this.observer = null;
   }
 
@@ -141,7 +149,18 @@ export class Relay {
     if (this.socket) this.socket.disconnect();
     this.window.clearTimeout(this.watchdog);
     this.window.clearTimeout(this.postTimer);
+    this.window.clearTimeout(this.retryTimer);
     this.setState("stopped");
+  }
+
+  /** The wait before retrying a refused connect: doubling from 1 s to 30 s, with socket.io's
+   * own jitter (half either way, so relays refused together do not come back together), and
+   * never less than the bridge's `retry_after`. */
+  retryDelay(retryAfter) {
+    const base = Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** this.retries);
+    const jitter = base * 0.5 * (Math.random() * 2 - 1);
+    this.retries += 1;
+    return Math.max(Math.round(base + jitter), (Number(retryAfter) || 0) * 1000);
   }
 
   // -- the socket ----------------------------------------------------------------------------
@@ -163,13 +182,20 @@ export class Relay {
     }
     const url = String(this.config.url).replace(/\/+$/, "");
     this.setState("connecting");
+    this.window.clearTimeout(this.retryTimer);
+    this.retries = 0;
     const socket = this.io(url + NAMESPACE, {
       auth: (cb) => cb(this.auth()),
       transports: ["websocket"],
+      // a lost or unreachable server: socket.io-client retries by itself, with backoff
+      reconnection: true,
+      reconnectionDelay: RETRY_MS,
       reconnectionDelayMax: 10000,
+      randomizationFactor: 0.5,
     });
     this.socket = socket;
     socket.on("connect", () => {
+      this.retries = 0;
       this.setState("connected");
       for (const e of this.pending) e.inflight = false;
       this.flush();
@@ -177,12 +203,23 @@ export class Relay {
     });
     socket.on("connect_error", (err) => {
       const code = err && err.data && err.data.code;
-      if (code) {
-        // refused by the server (wrong key, unknown world...): retrying would not help
-        this.setState("refused", `${err.message} (${code})`);
-      } else {
-        this.setState("reconnecting", err && err.message);
+      if (!code) {
+        this.setState("reconnecting", err && err.message); // socket.io-client retries
+        return;
       }
+      if (FINAL_REFUSALS.includes(code)) {
+        // a wrong key, an unknown world...: retrying would not help
+        this.setState("refused", `${err.message} (${code})`);
+        return;
+      }
+      // refused for now (the server shuts down, the world is busy elsewhere, too many
+      // attempts): socket.io-client does not retry a refused connect, so the relay does
+      const wait = this.retryDelay(err.data.retry_after);
+      this.setState("reconnecting", `${err.message} (${code}); trying again in ${Math.ceil(wait / 1000)} s`);
+      this.window.clearTimeout(this.retryTimer);
+      this.retryTimer = this.window.setTimeout(() => {
+        if (this.socket === socket && !socket.connected && this.state !== "stopped") socket.connect();
+      }, wait);
     });
     socket.on("disconnect", (reason) => {
       for (const e of this.pending) e.inflight = false;

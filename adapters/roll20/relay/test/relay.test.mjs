@@ -250,3 +250,45 @@ test("waits for Roll20 to build its chat before starting", async () => {
   await until(() => relay.panel, 3000, "the panel");
   relay.stop();
 });
+
+test("a refusal that passes is retried, waiting longer each time; a final one stops", async () => {
+  const { dom, relay, sockets } = page({ config: CONFIG });
+  const s = sockets[0];
+  const waits = [];
+  let connects = 0;
+  s.connect = () => (connects += 1);
+  const realTimeout = dom.window.setTimeout;
+  dom.window.setTimeout = (fn, ms) => {
+    waits.push({ fn, ms });
+    return waits.length;
+  };
+  try {
+    const refuse = (code, message, extra = {}) => {
+      const err = new Error(message);
+      err.data = { code, ...extra };
+      s.emit("connect_error", err);
+    };
+    refuse("shutting_down", "The server is shutting down.");
+    assert.equal(state(relay), "reconnecting");
+    assert.match(relay.panel.textContent, /shutting down\. \(shutting_down\); trying again in \d+ s/);
+    waits.at(-1).fn();
+    assert.equal(connects, 1); // socket.io-client does not retry a refused connect: the relay does
+    refuse("world_unavailable", "The world is being loaded.");
+    refuse("linked_elsewhere", "The world is linked to another VTT.");
+    const [first, second, third] = waits.map((w) => w.ms);
+    assert.ok(first >= 500 && first <= 1500, `${first}`); // 1 s, give or take half
+    assert.ok(second >= 1000 && second <= 3000 && third >= 2000 && third <= 6000, `${second} ${third}`);
+    refuse("too_many_attempts", "Too many wrong keys; try again in 40 s.", { retry_after: 40 });
+    assert.ok(waits.at(-1).ms >= 40000, "the bridge's retry_after is honoured");
+    const before = waits.length;
+    refuse("unknown_world", "No world 'w1'.");
+    assert.equal(state(relay), "refused");
+    assert.match(relay.panel.textContent, /refused the link: No world 'w1'\. \(unknown_world\)\. Check the settings\./);
+    assert.equal(waits.length, before, "a final refusal is not retried");
+  } finally {
+    dom.window.setTimeout = realTimeout;
+  }
+  // a connect that succeeds starts the waits over
+  s.emit("connect");
+  assert.equal(relay.retries, 0);
+});
