@@ -120,34 +120,50 @@ def budget(enc: Encounter, actor: str) -> MoveBudget | None:
     """``actor``'s movement budget this turn, or None when nothing limits it (not in a FoE
     fight). A combatant waiting for his turn keeps his figures (``turn`` False: a move now is
     refused); a surprised character in the surprise round has none left."""
+    figures = budget_figures(enc, actor)
+    return None if figures is None else MoveBudget(**figures)
+
+
+def budget_figures(enc: Encounter, actor: str) -> dict[str, float | bool | None] | None:
+    """:func:`budget` as a plain dict of :class:`MoveBudget`'s fields (what the VTT is sent
+    after every drag, compared with what it was sent before: kept cheap)."""
     require_foe(enc)
     ch = enc.character(actor)
     speed = ch.move
     if enc.foe.surprise_round and actor in enc.foe.surprised:
-        return MoveBudget(
-            speed=speed, moved=0.0, left=0.0, walk=None, run=None, sneak=None, turn=False
-        )
-    if not fighting(enc, actor):
+        return _figures(speed, 0.0, 0.0, None, None, None, False)
+    cb = enc.combatants.get(actor)
+    if cb is None or cb.out or not enc.in_combat:
         return None
-    cb = enc.combatants[actor]
     turn = enc.active == actor
     sneak = enc.foe.sneak.get(actor)
     if sneak is not None and sneak.active:
-        left = sneak.left
-        return MoveBudget(
-            speed=speed, moved=cb.moved_ft, left=left, walk=None, run=None, sneak=left, turn=turn
-        )
-    on_foot = _regular_moved(enc, actor)
+        return _figures(speed, cb.moved_ft, sneak.left, None, None, sneak.left, turn)
+    on_foot = cb.moved_ft - (sneak.moved if sneak is not None else 0.0)
     cap = _cap(speed, cb, cb.actions_taken.count(MOVE))
-    return MoveBudget(
-        speed=speed,
-        moved=cb.moved_ft,
-        left=max(0.0, cap - on_foot),
-        walk=max(0.0, min(cap, speed) - on_foot),
-        run=max(0.0, cap - on_foot) if cap > speed else None,
-        sneak=None,
-        turn=turn,
-    )
+    left = max(0.0, cap - on_foot)
+    walk = max(0.0, min(cap, speed) - on_foot)
+    return _figures(speed, cb.moved_ft, left, walk, left if cap > speed else None, None, turn)
+
+
+def _figures(
+    speed: float,
+    moved: float,
+    left: float,
+    walk: float | None,
+    run: float | None,
+    sneak: float | None,
+    turn: bool,
+) -> dict[str, float | bool | None]:
+    return {
+        "speed": speed,
+        "moved": moved,
+        "left": left,
+        "walk": walk,
+        "run": run,
+        "sneak": sneak,
+        "turn": turn,
+    }
 
 
 def _why(enc: Encounter, actor: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from rules.foe.movement import budget
+from rules.foe.movement import budget_figures
 from sdk.context import Context
 from sdk.effects import MovementBudget
 from sdk.events import (
@@ -88,83 +88,94 @@ def state_of(store: dict[str, Any]) -> dict[str, Any]:
     BudgetCheck,
 )
 def on_event(event: BaseEvent, ctx: Context) -> None:
-    """The events that can change a budget (a refused move changes none)."""
+    """The events that can change a budget (a refused move changes none). A token move in a
+    fight runs this: it reads the world directly, not through ``ctx``'s properties."""
     world = ctx.world
     enc = world.encounter
     if enc.options.system != "foe":
         return
-    if isinstance(event, ChatCommand | PromptAnswered):
+    kind = type(event)
+    if kind is ChatCommand or kind is PromptAnswered:
         # the command (a choice handler) spends after these listeners: look after it
         ctx.emit_event(BudgetCheck(source="script"))
         return
-    if not enc.in_combat and not ctx.store.get("sent"):
-        return  # no fight and nothing shown: all an event outside a fight costs
-    cause: Cause = "other"
+    st = world.store.get(SCRIPT_NAME)
+    if st is None:
+        if not enc.in_combat:
+            return  # no fight and nothing shown: all an event outside a fight costs
+        st = state_of(world.store.setdefault(SCRIPT_NAME, {}))
+    elif not st.get("sent") and not enc.in_combat:
+        return
     player = None
-    if isinstance(event, BudgetCheck):
-        cause = event.cause
-    elif isinstance(event, TokenMoved):
-        if event.source == "vtt":
-            cause, player = "move", event.player or world.player_for(event.token)
+    if kind is TokenMoved:
+        if event.source == "vtt":  # type: ignore[attr-defined]
+            cause: Cause = "move"
+            player = event.player or world.player_for(event.token)  # type: ignore[attr-defined]
         else:
             cause = "action"
-    check(ctx, cause, player, ended=isinstance(event, CombatEnded), removed=_removed(event))
+    elif kind is BudgetCheck:
+        cause = event.cause  # type: ignore[attr-defined]
+    else:
+        cause = "other"
+    removed = event.token if kind is TokenRemoved else None  # type: ignore[attr-defined]
+    _check(ctx, state_of(st), cause, player, kind is CombatEnded, removed)
 
 
-def _removed(event: BaseEvent) -> str | None:
-    return event.token if isinstance(event, TokenRemoved) else None
+def check(ctx: Context, cause: Cause = "other", player: str | None = None) -> None:
+    """Send the budgets that differ from those sent (for a script that changed a budget in a
+    way no event shows)."""
+    _check(ctx, state_of(ctx.store), cause, player, False, None)
 
 
-def check(
+def _check(
     ctx: Context,
-    cause: Cause = "other",
-    player: str | None = None,
-    *,
-    ended: bool = False,
-    removed: str | None = None,
+    st: dict[str, Any],
+    cause: Cause,
+    player: str | None,
+    ended: bool,
+    removed: str | None,
 ) -> None:
     """Send the budgets that differ from those sent: the active token's, the one whose turn
     just ended; every one sent when the fight is over. A change of whose turn it is makes the
     cause ``turn``."""
     world = ctx.world
     enc = world.encounter
-    st = state_of(ctx.store)
     sent: dict[str, Any] = st["sent"]
     if removed is not None:
         sent.pop(removed, None)
     active = enc.active if enc.in_combat and not ended else None
-    look = [] if active is None else [active]
     previous = st["active"]
+    look = [] if active is None else [active]
     if previous != active:
         if cause != "move":
             cause = "turn"
         if previous is not None:
             look.append(previous)
+        st["active"] = active
     if active is None:
         look.extend(t for t in sent if t not in look)
-    st["active"] = active
     metric = enc.grid.metric
     for token in look:
         if token not in world.tokens or token not in enc.characters:
             sent.pop(token, None)
             continue
-        b = budget(enc, token) if active is not None else None
-        figures = None if b is None else {**b.model_dump(), "metric": str(metric)}
-        if figures == sent.get(token):
+        shown = budget_figures(enc, token) if active is not None else None
+        if shown is not None:
+            shown["metric"] = metric  # how they were measured: a new metric is a new budget
+        if shown == sent.get(token):
             continue  # what the VTT shows already (None: nothing shown, nothing to clear)
-        if figures is None:
+        if shown is None:
             del sent[token]
         else:
-            sent[token] = figures
-        ctx.emit(
-            MovementBudget(
-                token=token,
-                budget=b,
-                metric=metric,
-                cause=cause,
-                player=player if token == active else None,
-            )
+            sent[token] = shown
+        effect = MovementBudget(
+            token=token,
+            budget=shown,  # validated into a MoveBudget (which ignores "metric"): one per drag
+            metric=metric,
+            cause=cause,
+            player=player if token == active else None,
         )
+        ctx.emit(effect)
 
 
 __all__ = ["SCRIPT_NAME", "BudgetCheck", "check", "script"]
