@@ -221,3 +221,54 @@ test("a refusal that passes is retried after the wait it names; a final one is n
   }
   assert.ok(calls.length > 0);
 });
+
+test("the rules stop a paused move where they put it; a release resumes one", async () => {
+  // the module's own link, linked: a stand-in socket that acknowledges held moves
+  const b = globalThis.vttbridge ?? mod.bridge;
+  const held = [];
+  b.socket = {
+    connected: true,
+    emit: () => true,
+    timeout: () => ({ emitWithAck: (event, payload) => (held.push(payload), Promise.resolve({ ok: true, seq: 1 })) }),
+    removeAllListeners() {},
+    disconnect() {},
+  };
+  b.sceneId = scene.id;
+  await scene.update({ flags: { vttbridge: { watch: { watches: [{ cells: [[5, 5]] }], budget_ms: 1000 } } } });
+  const pip = scene.tokens.get("tPip");
+  const hold = async (to) => {
+    held.length = 0;
+    await pip.move([{ x: to, y: 500, explicit: true, checkpoint: true }], { method: "dragging" });
+    for (let i = 0; i < 100 && !held.length; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(pip.movement.state, "paused");
+    return held[0];
+  };
+  // 0,5 -> 8,5 crosses 5,5: paused at 4,5; the rules keep it there (a refused move)
+  let h = await hold(800);
+  assert.equal(pip.x, 400);
+  assert.deepEqual(h.waypoints, [{ x: 800, y: 500, action: "walk" }]);
+  let ack;
+  await b.onCommand({ seq: ++seq, op: "Token.update", data: { _id: "tPip", sceneId: scene.id, x: 400, y: 500 }, options: { animate: true, vttbridge: { bridge: true, hold: h.id, moved: false } } }, (a) => (ack = a));
+  assert.deepEqual(ack, { ok: true, hold: h.id });
+  assert.equal(pip.movement.state, "stopped");
+  assert.equal(pip.x, 400);
+  assert.ok(calls.some((c) => c.op === "Token.stopMovement" && c.id === "tPip"));
+  // elsewhere: stopped, then put where the rules put it
+  await pip.update({ x: 0, y: 500 }, { vttbridge: { bridge: true } });
+  h = await hold(800);
+  await b.onCommand({ seq: ++seq, op: "Token.update", data: { _id: "tPip", sceneId: scene.id, x: 200, y: 600 }, options: { animate: true, vttbridge: { bridge: true, hold: h.id, moved: false } } }, () => {});
+  assert.deepEqual([pip.x, pip.y], [200, 600]);
+  // moved: the paused movement resumes along the rest of its path
+  await pip.update({ x: 0, y: 500 }, { vttbridge: { bridge: true } });
+  h = await hold(800);
+  await b.onCommand({ seq: ++seq, op: "Token.update", data: { _id: "tPip", sceneId: scene.id, x: 800, y: 500 }, options: { animate: true, vttbridge: { bridge: true, hold: h.id, moved: true } } }, () => {});
+  for (let i = 0; i < 100 && pip.x !== 800; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(pip.x, 800);
+  assert.ok(calls.some((c) => c.op === "Token.resumeMovement" && c.key === h.id));
+  // the release came once: a second one for the same hold moves nothing
+  await b.onCommand({ seq: ++seq, op: "Token.update", data: { _id: "tPip", sceneId: scene.id, x: 0, y: 0 }, options: { vttbridge: { bridge: true, hold: h.id, moved: true } } }, (a) => (ack = a));
+  assert.equal(ack.skipped, "the move already went through");
+  assert.equal(pip.x, 800);
+  for (const t of b.holds.values()) clearTimeout(t.timer);
+  b.socket = null;
+});
