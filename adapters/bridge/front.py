@@ -22,23 +22,14 @@ import socketio
 from aiohttp import web
 
 from adapters.base import Adapter
+from adapters.bridge.config import BridgeConfig
 from adapters.bridge.dashboard.feed import DashboardNamespace
+from adapters.bridge.httpapi import add_pages, request_key, state_response
 from adapters.bridge.link import Link, LinkClosed, RemoteError
+from adapters.bridge.process import announce, listen_app, stop_signal, until_signalled
 from adapters.bridge.protocol import ErrorCode, ack_error
-from adapters.bridge.server import (
-    Bridge,
-    BridgeConfig,
-    SioTransport,
-    add_pages,
-    announce,
-    client_address,
-    listen_app,
-    new_socket_server,
-    request_key,
-    state_response,
-    stop_signal,
-    until_signalled,
-)
+from adapters.bridge.server import Bridge
+from adapters.bridge.sockets import SioTransport, client_address, new_socket_server
 from adapters.bridge.store import StoreError
 
 log = logging.getLogger("vttbridge")

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import socketio
 
+from adapters.bridge.config import WorldConfig
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.bridge.world import WorldConfig
 from tests.bridge.minitable import MiniTable
 
 ROOT = Path(__file__).resolve().parents[2]

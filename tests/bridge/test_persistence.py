@@ -8,8 +8,9 @@ import sqlite3
 
 import pytest
 
+from adapters.bridge.config import WorldConfig
 from adapters.bridge.store import LogWriter, Store, StoreError
-from adapters.bridge.world import GatedClock, WorldConfig
+from adapters.bridge.worldhost import GatedClock
 from tests.bridge.conftest import TableClient, scene, start_server
 
 PLAY = [

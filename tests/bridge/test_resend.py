@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from adapters.bridge.world import WorldConfig
+from adapters.bridge.config import WorldConfig
 from tests.bridge.conftest import TableClient, scene, start_server
 
 

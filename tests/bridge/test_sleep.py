@@ -7,7 +7,7 @@ import logging
 
 import aiohttp
 
-from adapters.bridge.world import WorldConfig
+from adapters.bridge.config import WorldConfig
 from sdk import ChatCommand, Context, Script, TokenMoved
 from sdk.world import Prompt
 from tests.bridge.conftest import TableClient, scene, start_server
