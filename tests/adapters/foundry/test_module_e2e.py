@@ -166,7 +166,7 @@ def test_rules_changes_reach_sheets_and_tokens(npm_installed: None, bridge: Serv
 def test_module_unit_tests(npm_installed: None) -> None:
     """The module's pieces without a bridge: commands fixture, holds, the player relay."""
     out = _node_test("test/unit.test.mjs test/relay.test.mjs", {})
-    assert re.search(r"^# pass 15$", out, re.M), out
+    assert re.search(r"^# pass 16$", out, re.M), out
 
 
 def test_bundle_in_chromium(npm_installed: None, bridge: Served) -> None:

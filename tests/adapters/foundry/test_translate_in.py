@@ -216,8 +216,6 @@ def test_combatant_initiative_becomes_an_ic(adapter):
         "changes": {"_id": "x", "initiative": 17.02},
     }
     assert translate(adapter, "updateCombatant", upd, warehouse())[0].ic == 17
-    upd["options"] = {"vttbridge": {"seq": 4}}  # our own write coming back
-    assert translate(adapter, "updateCombatant", upd, warehouse()) == []
 
 
 def test_a_combatant_deleted_from_the_tracker_leaves_the_turn_order(adapter):
@@ -315,15 +313,6 @@ def test_other_token_fields(adapter):
     p["token"].update(hidden=True, name="Boss", disposition=-2)
     (upd,) = translate(adapter, "updateToken", p, warehouse())
     assert (upd.hidden, upd.name, upd.disposition) == (True, "Boss", -1)  # SECRET -> hostile
-
-
-def test_own_writes_are_not_events(adapter):
-    p = fixture("updateToken")
-    p["options"]["vttbridge"] = {"seq": 12}
-    assert translate(adapter, "updateToken", p, warehouse()) == []
-    c = fixture("createChatMessage")
-    c["message"]["flags"] = {"vttbridge": {"seq": 3}}
-    assert translate(adapter, "createChatMessage", c, warehouse()) == []
 
 
 def test_delete_combat(adapter):
@@ -489,9 +478,3 @@ def test_held_move_refused_without_the_holds_script(adapter):
     with pytest.raises(TranslationError) as e:
         translate(adapter, "preUpdateToken", fixture("preUpdateToken"), warehouse())
     assert e.value.code == "not_holding"
-
-
-def test_our_own_actor_update_is_not_a_sheet_edit(adapter):
-    payload = fixture("updateActor")
-    payload["options"] = {"vttbridge": {"bridge": True, "seq": 12}}
-    assert translate(adapter, "updateActor", payload, warehouse()) == []
