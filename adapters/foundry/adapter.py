@@ -264,12 +264,10 @@ class FoundryAdapter(Adapter):
             end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
         else:  # ``token`` is the document after the move
             end = token_cell(tok, size)
+            # with no origin the runtime starts the move where the world has the token
             start = token_cell(tok, size, before.x, before.y) if before is not None else None
-            if start is None:
-                known = _token(world, tok.id)
-                start = _get(known, "cell")
         path: list[Cell] = []
-        if p.waypoints and start is not None:
+        if p.waypoints:
             path = path_cells(tok, size, start, end, p.waypoints)
         return ev.TokenMoved(
             id=p.id,

@@ -31,14 +31,14 @@ def token_cell(tok: FToken, size: float, x: float | None = None, y: float | None
 
 
 def path_cells(
-    tok: FToken, size: float, start: Cell, end: Cell, waypoints: Sequence[Point]
+    tok: FToken, size: float, start: Cell | None, end: Cell, waypoints: Sequence[Point]
 ) -> list[Cell]:
-    """The waypoints of a move as cells, ``start`` and ``end`` included, repeats dropped.
-    Waypoints are top-left corners like the token's own ``x``/``y``."""
-    cells = [start]
+    """The waypoints of a move as cells, ``start`` (when known) and ``end`` included, repeats
+    dropped. Waypoints are top-left corners like the token's own ``x``/``y``."""
+    cells = [] if start is None else [start]
     for p in waypoints:
         c = token_cell(tok, size, p.x, p.y)
-        if c != cells[-1]:
+        if not cells or c != cells[-1]:
             cells.append(c)
     if cells[-1] != end:
         cells.append(end)

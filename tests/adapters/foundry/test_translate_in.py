@@ -81,7 +81,7 @@ def test_update_token_is_a_move(adapter):
     assert isinstance(moved, ev.TokenMoved)
     assert moved.token == "Zq9XbC2dE4fG6hJ8" and moved.to_cell == Cell(x=13, y=6)
     assert moved.player == "kT3rPq8Zx1LmNo2B" and moved.id == "evt-1042"
-    assert moved.from_cell == Cell(x=14, y=7)  # where the world had the token
+    assert moved.from_cell is None  # no origin: the runtime starts it where it has the token
 
 
 def test_update_token_origin_and_waypoints(adapter):
@@ -91,6 +91,10 @@ def test_update_token_origin_and_waypoints(adapter):
     (moved,) = translate(adapter, "updateToken", p, warehouse())
     assert moved.from_cell == Cell(x=14, y=7)
     assert moved.path == [Cell(x=14, y=7), Cell(x=14, y=6), Cell(x=13, y=6)]
+    del p["origin"]  # the path without its start, which the runtime knows
+    (moved,) = translate(adapter, "updateToken", p, warehouse())
+    assert moved.from_cell is None and moved.path == [Cell(x=14, y=6), Cell(x=13, y=6)]
+    assert moved.waypoints(Cell(x=14, y=7)) == [Cell(x=14, y=7), Cell(x=14, y=6), Cell(x=13, y=6)]
 
 
 def test_large_token_and_grid_size(adapter):
