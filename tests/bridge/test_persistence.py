@@ -11,6 +11,7 @@ import pytest
 from adapters.bridge.config import WorldConfig
 from adapters.bridge.store import LogWriter, Store, StoreError
 from adapters.bridge.worldhost import GatedClock
+from sdk.clock import ManualClock
 from tests.bridge.conftest import TableClient, scene, start_server
 
 PLAY = [
@@ -43,7 +44,7 @@ async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
     server = await start_server(db, world=WorldConfig(snapshot_every=3))
     c = await TableClient().connect(server.url, "table1", key)
     acks = await play(c)
-    await c.settle(0.2)
+    await c.caught_up()
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     assert before["world"]["encounter"]["round"] >= 1
     await c.close()
@@ -57,13 +58,12 @@ async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
         assert host.seq == seq
         # nothing is sent again to a client that saw everything
         back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
-        await back.settle(0.3)
-        assert back.commands == []
         # acknowledged ids are still known; new events continue the sequence
         again = await back.send(PLAY[0][0], {"id": "p-0", **PLAY[0][1]})
         assert again == {"ok": True, "seq": acks[1]["seq"], "duplicate": True}
         new = await back.send("noop", {"id": "after"})
         assert new["seq"] == seq
+        assert await back.caught_up() == []
         await back.close()
     finally:
         await server.stop()
@@ -161,7 +161,7 @@ async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
     server = await start_server(db, world=WorldConfig(snapshot_every=3))
     c = await TableClient().connect(server.url, "table1", key)
     await play(c)
-    await c.settle(0.2)
+    await c.caught_up()
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     await c.close()
     await server.stop(snapshot=False)
@@ -235,20 +235,24 @@ async def test_options_set_in_chat_survive_a_restart(db, clean):
         await server.stop()
 
 
-async def test_gated_clock_holds_timers_until_opened():
-    clock = GatedClock()
+def test_gated_clock_holds_timers_until_opened():
+    inner = ManualClock()
+    clock = GatedClock(inner)
     fired: list[str] = []
-    clock.call_later(0.0, lambda: fired.append("due"))
+    clock.call_later(5.0, lambda: fired.append("due"))
+    clock.call_later(20.0, lambda: fired.append("later"))
     cancelled = clock.call_later(0.0, lambda: fired.append("cancelled"))
     cancelled.cancel()
-    await asyncio.sleep(0.02)
-    assert fired == []
-    clock.open()
-    await asyncio.sleep(0.02)
-    assert fired == ["due"]
-    clock.call_later(0.0, lambda: fired.append("live"))
-    await asyncio.sleep(0.02)
-    assert fired == ["due", "live"]
+    inner.advance(10)  # time passes during the replay: nothing runs, nothing is armed
+    assert fired == [] and inner.pending == 0
+    clock.open()  # each with the time it has left: "due" is overdue, "later" 10 s away
+    assert inner.advance(0) == 1 and fired == ["due"]
+    inner.advance(10)
+    assert fired == ["due", "later"]
+    clock.call_later(1.0, lambda: fired.append("live"))  # open: straight to the clock
+    assert inner.pending == 1
+    inner.advance(1)
+    assert fired == ["due", "later", "live"]
 
 
 @pytest.fixture
