@@ -44,6 +44,11 @@ class Refused(Exception):
             return {"code": self.code}
         return {"code": self.code, "retry_after": self.retry_after}
 
+    @property
+    def refusal(self) -> dict[str, Any]:
+        """The refused connect: ``{message, data}`` (``protocol.RefusedConnect``)."""
+        return {"message": self.message, "data": self.data}
+
 
 class Admitted(NamedTuple):
     """A connect :meth:`Authenticator.authenticate` let in."""

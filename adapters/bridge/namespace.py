@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import socketio
 
 from adapters.base import Adapter
-from adapters.bridge.sockets import client_address
+from adapters.bridge.sockets import client_address, connect_answer
 
 if TYPE_CHECKING:
     from adapters.bridge.session import Sessions
@@ -27,13 +27,8 @@ class AdapterNamespace(socketio.AsyncNamespace):
     async def trigger_event(self, event: str, *args: Any) -> Any:
         if event == "connect":
             sid, environ, *rest = args
-            auth = rest[0] if rest else None
-            refused = await self.sessions.connect(self.adapter, sid, auth, client_address(environ))
-            if refused is not None:
-                raise socketio.exceptions.ConnectionRefusedError(
-                    refused["message"], refused["data"]
-                )
-            return True
+            auth, address = rest[0] if rest else None, client_address(environ)
+            return connect_answer(await self.sessions.connect(self.adapter, sid, auth, address))
         if event == "disconnect":
             return await self.sessions.disconnect(args[0], args[1] if len(args) > 1 else "")
         # No await before the world's lock is asked for, so events reach it in arrival order.

@@ -109,7 +109,7 @@ class Sessions(Mapping[str, Session]):
                 f" to world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            return {"message": r.message, "data": r.data}
+            return r.refusal
         self._by_sid[sid] = sess
         host = sess.host
         host.subscribe(sess.subscriber)

@@ -57,6 +57,15 @@ def client_address(environ: dict) -> str:
     return environ.get("REMOTE_ADDR", "")
 
 
+def connect_answer(refusal: dict[str, Any] | None) -> bool:
+    """What a namespace's connect handler returns: True, or (raised) the refusal ``{message,
+    data}`` (:attr:`~adapters.bridge.auth.Refused.refusal`), which the client gets as its
+    ``connect_error``."""
+    if refusal is None:
+        return True
+    raise socketio.exceptions.ConnectionRefusedError(refusal["message"], refusal["data"])
+
+
 class Transport(Protocol):
     """What the bridge needs of the sockets: :class:`SioTransport` here, or the link to the
     socket process (``engine.py``)."""

@@ -12,7 +12,7 @@ from adapters.bridge.config import WorldConfig
 from adapters.bridge.store import LogWriter, Store, StoreError
 from adapters.bridge.worldhost import GatedClock
 from sdk.clock import ManualClock
-from tests.bridge.conftest import TableClient, scene, start_server
+from tests.bridge.conftest import Server, TableClient, scene, start_server
 
 PLAY = [
     ("tokenMoved", {"token": "kevin", "x": 300, "y": 100}),
@@ -34,6 +34,16 @@ async def play(c: TableClient, prefix: str = "p") -> list[dict]:
     return acks
 
 
+async def played(db, key: str, snapshot_every: int) -> tuple[Server, TableClient, list[dict]]:
+    """A server on ``db`` whose table1 a client played :data:`PLAY` on, every command of it
+    arrived; the server, the client and the acks."""
+    server = await start_server(db, world=WorldConfig(snapshot_every=snapshot_every))
+    c = await TableClient().connect(server.url, "table1", key)
+    acks = await play(c)
+    await c.caught_up()
+    return server, c, acks
+
+
 def world_of(server, name: str = "table1") -> dict:
     return server.bridge.worlds[name].runtime.snapshot()
 
@@ -41,10 +51,7 @@ def world_of(server, name: str = "table1") -> dict:
 @pytest.mark.parametrize("clean", [True, False], ids=["clean-stop", "no-final-snapshot"])
 async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
     key = worlds["table1"][0]
-    server = await start_server(db, world=WorldConfig(snapshot_every=3))
-    c = await TableClient().connect(server.url, "table1", key)
-    acks = await play(c)
-    await c.caught_up()
+    server, c, acks = await played(db, key, snapshot_every=3)
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     assert before["world"]["encounter"]["round"] >= 1
     await c.close()
@@ -106,10 +113,7 @@ def latest_snapshot_seq(db) -> int:
 
 
 async def test_replay_does_not_log_again(db, worlds):
-    key = worlds["table1"][0]
-    server = await start_server(db, world=WorldConfig(snapshot_every=1000))
-    c = await TableClient().connect(server.url, "table1", key)
-    await play(c)
+    server, c, _ = await played(db, worlds["table1"][0], snapshot_every=1000)
     await c.close()
     await server.stop(snapshot=False)
 
@@ -158,10 +162,7 @@ def to_schema_1(db) -> list[tuple]:
 
 async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
     key = worlds["table1"][0]
-    server = await start_server(db, world=WorldConfig(snapshot_every=3))
-    c = await TableClient().connect(server.url, "table1", key)
-    await play(c)
-    await c.caught_up()
+    server, c, _ = await played(db, key, snapshot_every=3)
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     await c.close()
     await server.stop(snapshot=False)

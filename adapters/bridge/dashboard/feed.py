@@ -47,7 +47,7 @@ from adapters.bridge.inbound import read_payload
 from adapters.bridge.protocol import Ack, ErrorCode, ack_error
 from adapters.bridge.ratelimit import TokenBucket
 from adapters.bridge.session import screen
-from adapters.bridge.sockets import client_address
+from adapters.bridge.sockets import client_address, connect_answer
 from adapters.bridge.worldhost import WorldHost
 from sdk.effects import EFFECTS_ADAPTER
 from sdk.events import PromptAnswered
@@ -130,13 +130,8 @@ class DashboardNamespace(socketio.AsyncNamespace):
     async def trigger_event(self, event: str, *args: Any) -> Any:
         if event == "connect":
             sid, environ, *rest = args
-            auth = rest[0] if rest else None
-            refused = await self.backend.connect(sid, auth, client_address(environ))
-            if refused is not None:
-                raise socketio.exceptions.ConnectionRefusedError(
-                    refused["message"], refused["data"]
-                )
-            return True
+            auth, address = rest[0] if rest else None, client_address(environ)
+            return connect_answer(await self.backend.connect(sid, auth, address))
         if event == "disconnect":
             await self.backend.disconnect(args[0])
             return None
@@ -208,7 +203,7 @@ class DashboardFeed:
                 f" for world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            return {"message": r.message, "data": r.data}
+            return r.refusal
         cfg = self.bridge.config
         bucket = TokenBucket(cfg.rate, cfg.burst)
         self.viewers[sid] = _Viewer(sid, host.name, role, bucket, verifier)
