@@ -490,11 +490,12 @@ class LogWriter:
 
     @property
     def pending(self) -> bool:
-        """Rows or barriers are queued for the next commit."""
+        """Rows or barriers are queued for the next commit (``engine.py`` asks)."""
         return bool(self._buf)
 
     def commit_now(self) -> None:
-        """Commit what is queued now instead of a turn later (see ``engine.py``)."""
+        """Commit what is queued now instead of a turn later (``engine.py``: the events of one
+        read from its pipe commit together)."""
         if self._buf:
             self._flush()
 

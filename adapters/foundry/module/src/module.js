@@ -7,7 +7,7 @@
 // synthetic actor of an unlinked one) and the status effects on its token. On every client it holds the token moves the server
 // watches (a Ready on the attempt) and renders answer buttons in the server's questions.
 //
-// Protocol: shared/DESIGN.md "Wire protocol (version 1)"; hold protocol:
+// Protocol: docs/protocol.md (wire protocol version 1); hold protocol:
 // sdk/builtins/holds.py (a built-in script of every world).
 
 import { io } from "socket.io-client";

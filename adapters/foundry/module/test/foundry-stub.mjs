@@ -4,7 +4,8 @@
 // cancels), apply the differential, run the hooks, and are recorded in `calls`.
 //
 // Foundry itself is proprietary and cannot run here; this covers the hook shapes and timings of
-// ../../../shared/reference/foundry.md (v12-v13 data: ChatMessage.author/style, rolls as JSON).
+// Foundry v12-v13 as its API documentation (foundryvtt.com/api) gives them (v12-v13 data:
+// ChatMessage.author/style, rolls as JSON).
 // Plain ES module with no Node imports: the Node tests and the Chromium page both load it.
 
 export const calls = [];
