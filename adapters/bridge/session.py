@@ -60,16 +60,16 @@ class Session:
         return f"{what} client ({c.get('name', '?')} {c.get('version', '')})".replace(" )", ")")
 
 
-def screen(role: str, bucket: TokenBucket, what: str, limit: str) -> Ack | None:
+def screen(role: str, bucket: TokenBucket, what: str) -> Ack | None:
     """The ack refusing an event of a connection with ``role`` and ``bucket`` (its rate
     limit), or None: an observer key may only watch, and a connection only so fast. ``what``
-    names the connection (``"This connection"``), ``limit`` its rate (``" (over 100/s)"``)."""
+    names the connection in the message (``"This connection"``)."""
     if role != "gm":
         return ack_error(ErrorCode.READ_ONLY, f"{what} uses the observer key: it may only watch.")
     if wait := bucket.take():
         return ack_error(
             ErrorCode.RATE_LIMITED,
-            f"Too many events from {what.lower()}{limit}; retry in {wait:.2f} s.",
+            f"Too many events from {what.lower()} (over {bucket.rate:g}/s); retry in {wait:.2f} s.",
         )
     return None
 
@@ -207,9 +207,7 @@ class Sessions(Mapping[str, Session]):
         sess = self._by_sid.get(sid)
         if sess is None:
             return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
-        refused = screen(
-            sess.role, sess.bucket, "This connection", f" (over {self.bridge.config.rate:g}/s)"
-        )
+        refused = screen(sess.role, sess.bucket, "This connection")
         if refused is not None:
             return refused
         if sess.world_bucket is not None and (wait := sess.world_bucket.take()):

@@ -367,7 +367,7 @@ class DashboardFeed:
         viewer = self.viewers.get(sid)
         if viewer is None:
             return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
-        refused = screen(viewer.role, viewer.bucket, "This dashboard", "")
+        refused = screen(viewer.role, viewer.bucket, "This dashboard")
         if refused is not None:
             return refused
         if self.bridge.closing:
