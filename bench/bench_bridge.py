@@ -77,7 +77,7 @@ ECHO_SERVER = textwrap.dedent(
     like_bridge = sys.argv[1:] == ["bridge"]
     json_module = None
     if like_bridge:  # the packet JSON the bridge uses
-        from adapters.bridge.server import PacketJson as json_module
+        from adapters.bridge.packets import PacketJson as json_module
 
     sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*", json=json_module,
                                async_handlers=not like_bridge)

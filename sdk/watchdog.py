@@ -10,7 +10,7 @@ what is armed; past its deadline it
 
 1. samples where the callback is running (``sys._current_frames``: the file and line in the
    script, for the GM's report) and calls the callback's ``on_overrun`` hook once (the bridge
-   marks the event *suspect* in its database then, see ``adapters/bridge/world.py``);
+   marks the event *suspect* in its database then, see ``adapters/bridge/worldhost.py``);
 2. interrupts it: a signal sent to the thread running it (``signal.pthread_kill``) whose
    handler raises :class:`ScriptTimeout` in that thread. A real signal also ends a blocking
    ``sleep``, ``select`` or lock wait, which ``PyThreadState_SetAsyncExc`` cannot. The
@@ -32,7 +32,7 @@ Limits, by design:
 - ``ScriptTimeout`` derives from ``BaseException`` (as ``KeyboardInterrupt`` does), so a
   script's ``except Exception`` does not swallow it; a bare ``except:`` in a loop can, and
   then the callback keeps the thread until it returns: the event is then quarantined at the
-  next start (see ``adapters/bridge/world.py``).
+  next start (see ``adapters/bridge/worldhost.py``).
 """
 
 from __future__ import annotations

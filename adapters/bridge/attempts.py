@@ -30,6 +30,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from adapters.bridge.ratelimit import TokenBucket
+
 
 @dataclass
 class AttemptLimits:
@@ -41,25 +43,13 @@ class AttemptLimits:
     capacity: int = 10_000
 
 
-class _Bucket:
-    __slots__ = ("t", "tokens")
-
-    def __init__(self, burst: int, now: float) -> None:
-        self.tokens, self.t = float(burst), now
-
-    def level(self, burst: int, every: float, now: float) -> float:
-        self.tokens = min(float(burst), self.tokens + (now - self.t) / every)
-        self.t = now
-        return self.tokens
-
-
 class Attempts:
     """The wrong key attempts of the last while (see the module docstring)."""
 
     def __init__(self, limits: AttemptLimits | None = None) -> None:
         self.limits = limits or AttemptLimits()
-        self._addresses: OrderedDict[str, _Bucket] = OrderedDict()
-        self._worlds: dict[str, _Bucket] = {}
+        self._addresses: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._worlds: dict[str, TokenBucket] = {}
         self._trusted: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._guessed: OrderedDict[tuple[str, str], float] = OrderedDict()
         """(address, world) -> when its last wrong key for the world stops counting."""
@@ -67,36 +57,35 @@ class Attempts:
     def wait(self, address: str, world: str) -> tuple[float, str]:
         """(seconds to wait, ``"address"`` or ``"world"``) if an attempt from ``address`` to
         link ``world`` is to be refused now; (0, "") if it may be checked."""
-        lim, now = self.limits, time.monotonic()
+        now = time.monotonic()
         who = _who(address)
         if self._is_trusted(who, world, now):
             return 0.0, ""
         bucket = self._addresses.get(who)
-        if bucket is not None:
-            tokens = bucket.level(lim.address_burst, lim.address_every, now)
-            if tokens < 1:
-                return (1 - tokens) * lim.address_every, "address"
+        if bucket is not None and (wait := bucket.wait()):
+            return wait, "address"
         bucket = self._worlds.get(world)
-        if bucket is not None and self._guessed.get((who, world), 0.0) > now:
-            tokens = bucket.level(lim.world_burst, lim.world_every, now)
-            if tokens < 1:
-                return (1 - tokens) * lim.world_every, "world"
+        guessed = bucket is not None and self._guessed.get((who, world), 0.0) > now
+        if guessed and (wait := bucket.wait()):
+            return wait, "world"
         return 0.0, ""
 
     def failed(self, address: str, world: str | None) -> None:
         """A wrong key for ``world``, or (None) a world that does not exist."""
         lim, now = self.limits, time.monotonic()
         who = _who(address)
-        bucket = self._addresses.pop(who, None) or _Bucket(lim.address_burst, now)
-        bucket.level(lim.address_burst, lim.address_every, now)
-        bucket.tokens = max(0.0, bucket.tokens - 1)
+        bucket = self._addresses.pop(who, None)
+        if bucket is None:
+            bucket = TokenBucket(1 / lim.address_every, lim.address_burst)
+        bucket.drain()
         self._addresses[who] = bucket  # the most recent last
         while len(self._addresses) > lim.capacity:
             self._addresses.popitem(last=False)
         if world is not None:
-            bucket = self._worlds.setdefault(world, _Bucket(lim.world_burst, now))
-            bucket.level(lim.world_burst, lim.world_every, now)
-            bucket.tokens = max(0.0, bucket.tokens - 1)
+            bucket = self._worlds.get(world)
+            if bucket is None:
+                bucket = self._worlds[world] = TokenBucket(1 / lim.world_every, lim.world_burst)
+            bucket.drain()
             pair = (who, world)
             self._guessed.pop(pair, None)
             self._guessed[pair] = now + lim.world_burst * lim.world_every

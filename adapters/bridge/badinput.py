@@ -4,7 +4,8 @@ and rate-limited, so a client that sends garbage on purpose cannot flood the log
 from __future__ import annotations
 
 import logging
-import time
+
+from adapters.bridge.ratelimit import TokenBucket
 
 log = logging.getLogger("vttbridge")
 
@@ -14,20 +15,13 @@ class BadInput:
     counted in the next line written."""
 
     def __init__(self, burst: int = 10, per_minute: float = 10.0) -> None:
-        self.burst = float(burst)
-        self.rate = per_minute / 60.0
-        self.tokens = self.burst
-        self.t = time.monotonic()
+        self.bucket = TokenBucket(per_minute / 60.0, burst)
         self.left_out = 0
 
     def warn(self, message: str, *args: object) -> None:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
-        self.t = now
-        if self.tokens < 1:
+        if self.bucket.take():
             self.left_out += 1
             return
-        self.tokens -= 1
         if self.left_out:
             message += " (%d more warnings about bad client input were left out before this one)"
             args = (*args, self.left_out)

@@ -282,8 +282,7 @@ def _print_keys(name: str, gm: str, observer: str) -> None:
 
 
 def cmd_world(args: argparse.Namespace) -> int:
-    from adapters.bridge import keys
-    from adapters.bridge.server import create_world
+    from adapters.bridge.admin import create_world, reset_keys
 
     try:
         if args.world_command == "create":
@@ -318,12 +317,7 @@ def cmd_world(args: argparse.Namespace) -> int:
                     f"{s.commands:>8}  {when}"
                 )
         elif args.world_command == "reset-key":
-            gm, obs = keys.new_key("gm"), keys.new_key("observer")
-            store = Store(args.db)
-            try:
-                store.set_key_hashes(args.name, keys.hash_key(gm), keys.hash_key(obs))
-            finally:
-                store.close()
+            gm, obs = reset_keys(args.db, args.name)
             print(
                 f"World {args.name!r} has new keys; the old ones no longer connect, and a "
                 "running server closes their connections within 2 s."
@@ -338,8 +332,7 @@ def cmd_world(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from adapters.bridge.front import can_split, serve_split
-    from adapters.bridge.server import Bridge, BridgeConfig, create_world
-    from adapters.bridge.world import WorldConfig
+    from adapters.bridge.server import Bridge, BridgeConfig, WorldConfig, create_world
 
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
@@ -403,7 +396,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # And run those passes less often. Python's default (700, 10, 10) makes one per ~70,000
     # objects allocated, several a second under load, each 10-20 ms with the worlds loaded;
     # events make few reference cycles, and the worlds put to sleep are collected at once
-    # (server.py, _trim_memory). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU.
+    # (hosting.py, trim_memory). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU.
     gc.set_threshold(10_000, 20, 20)
     try:
         if args.processes == 2 and can_split():

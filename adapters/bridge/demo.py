@@ -1,4 +1,4 @@
-"""``vttbridge rules demo``: Kevin's corner Ready (Spycraft 2.0, seed 001), played by the world
+"""``vttbridge rules demo``: Kevin's corner Ready (Spycraft 2.0), played by the world
 runtime with scripted dice, printed as the table would see it. No VTT, no network.
 
 The cast: Dana (IC 25), Kevin (IC 22), Kevin's ally (IC 14), a guard (IC 10). Kevin readies a

@@ -17,6 +17,12 @@ The engine is forked from the socket process once everything is imported, and ig
 and SIGTERM: the socket process tells it to stop, after which it saves every world. If the
 socket process dies (``kill -9``), the engine exits at once without writing anything more, as
 if killed with it: what was acknowledged is committed, and the next start replays the log.
+
+An event reaches a world here as in one process (``Sessions.screen``, then the host's
+``accept`` and ``settle``), but with no task of its own: :func:`receive_eagerly` runs it at
+once when the world is free and answers through the link inside the commit that makes it
+durable, so the ack leaves before the next events are read. Only the two-process server needs
+that; everything it needs is in ``engine.py``, ``front.py`` and ``link.py``.
 """
 
 from __future__ import annotations
@@ -25,14 +31,15 @@ import asyncio
 import logging
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
-import socketio
-
+from adapters.base import Adapter
 from adapters.bridge.link import Link
+from adapters.bridge.protocol import Ack, ErrorCode, ack_error
 from adapters.bridge.server import Bridge
 from adapters.bridge.store import StoreError
+from adapters.bridge.worldhost import Job
 
 log = logging.getLogger("vttbridge")
 
@@ -97,14 +104,10 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
         return None
 
     async def connect(ns: str, sid: str, auth: Any, address: str = "") -> dict[str, Any] | None:
-        try:
-            await bridge._connect(by_ns[ns], sid, {"REMOTE_ADDR": address}, auth)
-        except socketio.exceptions.ConnectionRefusedError as e:
-            return e.error_args
-        return None
+        return await bridge.sessions.connect(by_ns[ns], sid, auth, address)
 
-    def event(reply: Callable[[Any], None], ns: str, sid: str, name: str, args: tuple) -> None:
-        bridge.submit_event(by_ns[ns], sid, name, args, reply)
+    def event(reply: Callable[[Ack], None], ns: str, sid: str, name: str, args: tuple) -> None:
+        receive_eagerly(bridge, by_ns[ns], sid, name, args, reply)
 
     def after_batch() -> None:
         # The events of one read from the pipe are committed together, at once, and their acks
@@ -124,14 +127,14 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
             "start": start,
             "connect": connect,
             "event": event,
-            "disconnect": bridge._disconnect,
+            "disconnect": bridge.sessions.disconnect,
             "acked": lambda sid, ack_id, args: transport.acked(sid, ack_id, args),
             "dashboard_connect": bridge.dashboards.connect,
             "dashboard_disconnect": bridge.dashboards.disconnect,
             "dashboard_answer": bridge.dashboards.answer,
-            "index": bridge.index_text,
-            "health": bridge.health,
-            "state": bridge.state,
+            "index": bridge.http.index_text,
+            "health": bridge.http.health,
+            "state": bridge.http.state,
             "stop": stop,
         },
         "engine",
@@ -153,3 +156,89 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
     for handler in logging.getLogger().handlers:
         handler.flush()
     os._exit(1)
+
+
+def receive_eagerly(
+    bridge: Bridge,
+    adapter: Adapter,
+    sid: str,
+    event: str,
+    args: tuple,
+    reply: Callable[[Ack], None],
+) -> None:
+    """``Sessions.receive`` answering through ``reply``: the event is run right away when the
+    world is free (no task), and ``reply`` runs inside the commit that makes it durable."""
+    screened = bridge.sessions.screen(adapter, sid, event, args)
+    if isinstance(screened, dict):
+        reply(screened)
+        return
+    host, payload = screened
+
+    def accepted(result: Ack | tuple[Job, Ack]) -> None:
+        if isinstance(result, dict):
+            reply(result)
+            return
+        job, ack = result
+
+        def committed(error: BaseException | None) -> None:
+            if error is not None:
+                error = StoreError(f"the database cannot be written: {error}")
+            reply(host.settle(job, ack, error))
+
+        host.writer.after_commit(committed)
+
+    run_eagerly(host.accept(adapter, event, payload), accepted, f"World {host.name!r}")
+
+
+def run_eagerly(coro: Coroutine[Any, Any, Any], done: Callable[[Any], None], what: str) -> None:
+    """Run ``coro`` now, up to where it first waits, and the rest in a task; then
+    ``done(result)``. What Python 3.12's eager tasks do: an event that never waits (the world
+    is free, no script awaits) costs no task and no turn of the loop."""
+    try:
+        waiting_on = coro.send(None)
+    except StopIteration as stop:
+        done(stop.value)
+        return
+    except Exception as e:
+        log.exception("%s: an event failed", what)
+        done(ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+        return
+
+    def finished(task: asyncio.Task) -> None:
+        if task.cancelled():
+            done(ack_error(ErrorCode.SHUTTING_DOWN, "The event was cancelled; send it again."))
+        elif (e := task.exception()) is not None:
+            log.error("%s: an event failed", what, exc_info=e)
+            done(ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
+        else:
+            done(task.result())
+
+    task = asyncio.ensure_future(_Resumed(coro, waiting_on).run())
+    task.add_done_callback(finished)
+
+
+class _Resumed:
+    """A coroutine started by hand, continued by a task: the task waits on what the coroutine
+    waited on, then resumes it."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self.coro, self.waiting_on = coro, waiting_on
+
+    async def run(self) -> Any:
+        return await self
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        waiting_on = self.waiting_on
+        while True:
+            try:
+                yield waiting_on
+            except BaseException as e:  # thrown in by the task (cancelled)
+                try:
+                    waiting_on = self.coro.throw(e)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    waiting_on = self.coro.send(None)
+                except StopIteration as stop:
+                    return stop.value

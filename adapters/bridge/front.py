@@ -22,23 +22,15 @@ import socketio
 from aiohttp import web
 
 from adapters.base import Adapter
+from adapters.bridge.auth import Refused
+from adapters.bridge.config import BridgeConfig
 from adapters.bridge.dashboard.feed import DashboardNamespace
+from adapters.bridge.httpapi import add_pages, request_key, state_response
 from adapters.bridge.link import Link, LinkClosed, RemoteError
+from adapters.bridge.process import announce, listen_app, stop_signal, until_signalled
 from adapters.bridge.protocol import ErrorCode, ack_error
-from adapters.bridge.server import (
-    Bridge,
-    BridgeConfig,
-    SioTransport,
-    add_pages,
-    announce,
-    client_address,
-    listen_app,
-    new_socket_server,
-    request_key,
-    state_response,
-    stop_signal,
-    until_signalled,
-)
+from adapters.bridge.server import Bridge
+from adapters.bridge.sockets import SioTransport, client_address, connect_answer, new_socket_server
 from adapters.bridge.store import StoreError
 
 log = logging.getLogger("vttbridge")
@@ -55,30 +47,12 @@ class EngineNamespace(socketio.AsyncNamespace):
         ns, link = self.namespace, self.link
         if event == "connect":
             sid, environ, *rest = args
-            address = client_address(environ)
-            try:
-                refused = await link.call("connect", ns, sid, rest[0] if rest else None, address)
-            except LinkClosed:
-                refused = {
-                    "message": "The server is shutting down; try again.",
-                    "data": {"code": ErrorCode.SHUTTING_DOWN},
-                }
-            except RemoteError as e:  # logged by the engine
-                refused = {"message": f"Server error: {e}", "data": {"code": ErrorCode.INTERNAL}}
-            if refused is not None:
-                raise socketio.exceptions.ConnectionRefusedError(
-                    refused["message"], *([refused["data"]] if "data" in refused else [])
-                )
-            return True
+            auth, address = rest[0] if rest else None, client_address(environ)
+            return connect_answer(await _connect(link, "connect", ns, sid, auth, address))
         if event == "disconnect":
             link.cast("disconnect", args[0], str(args[1]) if len(args) > 1 and args[1] else "")
             return None
-        try:
-            return await link.call("event", ns, args[0], event, args[1:])
-        except LinkClosed:
-            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
-        except RemoteError as e:
-            return ack_error(ErrorCode.INTERNAL, f"Server error: {e}")
+        return await _ack(link, "event", ns, args[0], event, args[1:])
 
 
 class Front:
@@ -210,26 +184,33 @@ class EngineDashboards:
         self.link = link
 
     async def connect(self, sid: str, auth: Any, address: str) -> dict[str, Any] | None:
-        try:
-            return await self.link.call("dashboard_connect", sid, auth, address)
-        except LinkClosed:
-            return {
-                "message": "The server is shutting down; try again.",
-                "data": {"code": ErrorCode.SHUTTING_DOWN},
-            }
-        except RemoteError as e:  # logged by the engine
-            return {"message": f"Server error: {e}", "data": {"code": ErrorCode.INTERNAL}}
+        return await _connect(self.link, "dashboard_connect", sid, auth, address)
 
     async def disconnect(self, sid: str) -> None:
         self.link.cast("dashboard_disconnect", sid)
 
     async def answer(self, sid: str, payload: Any) -> dict[str, Any]:
-        try:
-            return await self.link.call("dashboard_answer", sid, payload)
-        except LinkClosed:
-            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
-        except RemoteError as e:
-            return ack_error(ErrorCode.INTERNAL, f"Server error: {e}")
+        return await _ack(self.link, "dashboard_answer", sid, payload)
+
+
+async def _connect(link: Link, method: str, *args: Any) -> dict[str, Any] | None:
+    """A connect the engine admits (None) or refuses (``{message, data}``), over the link."""
+    try:
+        return await link.call(method, *args)
+    except LinkClosed:
+        return Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down; try again.").refusal
+    except RemoteError as e:  # logged by the engine
+        return Refused(ErrorCode.INTERNAL, f"Server error: {e}").refusal
+
+
+async def _ack(link: Link, method: str, *args: Any) -> dict[str, Any]:
+    """The engine's ack of an event, over the link."""
+    try:
+        return await link.call(method, *args)
+    except LinkClosed:
+        return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
+    except RemoteError as e:  # logged by the engine
+        return ack_error(ErrorCode.INTERNAL, f"Server error: {e}")
 
 
 class _Acked:

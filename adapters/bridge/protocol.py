@@ -1,6 +1,7 @@
 """Wire protocol version 1: the envelope around every adapter's native payloads.
 
-Every model here is published by ``vttbridge schema``. See ``shared/DESIGN.md`` "Wire protocol".
+Every model here is published by ``vttbridge schema``; ``docs/protocol.md`` describes the
+protocol as a whole.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOLS = frozenset({1})
+
+Ack = dict[str, Any]
+"""An event's ack as it goes on the wire: :class:`AckOk` or :class:`AckError`, as a dict."""
 
 
 class ErrorCode:
@@ -137,7 +141,7 @@ _OUT_OF_RANGE = frozenset(
 )
 
 
-def validation_ack(e: ValidationError) -> dict[str, Any]:
+def validation_ack(e: ValidationError) -> Ack:
     """The ack of a payload its model refused: the first error, with the field's path."""
     err = e.errors(include_url=False, include_context=False, include_input=False)[0]
     path = ".".join(str(p) for p in err["loc"]) or None
@@ -147,7 +151,7 @@ def validation_ack(e: ValidationError) -> dict[str, Any]:
     return ack_error(code, f"{path or 'payload'}: {err['msg']}.", path)
 
 
-def ack_error(code: str, message: str, path: str | None = None) -> dict[str, Any]:
+def ack_error(code: str, message: str, path: str | None = None) -> Ack:
     err: dict[str, Any] = {"code": code, "message": message}
     if path is not None:
         err["path"] = path

@@ -15,8 +15,8 @@ One file in WAL mode. Tables:
 - ``snapshots``: world state at a seq; the last two are kept per world.
 
 :class:`Store` is synchronous and owns one connection; the CLI uses it directly. The bridge uses a
-:class:`LogWriter` (one thread, batched transactions) for every write while serving, and a
-separate :class:`Store` for the few reads it makes.
+:class:`LogWriter` (batched transactions) for every write while serving, and a :class:`Reader`
+(a :class:`Store` in a thread of its own) for the few reads it makes.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -289,6 +290,13 @@ class Store:
         ).fetchall()
         return [LogRow(s, k, e, n, json.loads(b), a) for s, k, e, n, b, a in rows]
 
+    def count_commands(self, world: str, after: int, upto: int) -> int:
+        """How many commands have ``after`` < seq <= ``upto``."""
+        return self.conn.execute(
+            "SELECT count(*) FROM log WHERE world=? AND kind='command' AND seq>? AND seq<=?",
+            (world, after, upto),
+        ).fetchone()[0]
+
     def recent_event_ids(self, world: str, limit: int) -> list[tuple[str, int]]:
         """(client event id, seq of its last log row), oldest first, for the last ``limit``
         events clients sent: the dedup memory a restart starts with."""
@@ -329,6 +337,33 @@ class Store:
 def _world(row: tuple) -> WorldRecord:
     name, gm, obs, options, created, acked, adapter = row
     return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
+
+
+class Reader:
+    """Reads the database off the event loop: one thread, one connection (sqlite3 objects stay
+    in the thread that uses them)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
+        self.path = path
+        self._store: Store | None = None
+
+    def _with_store(self, fn: Callable[[Store], Any]) -> Any:
+        if self._store is None:
+            self._store = Store(self.path)
+        return fn(self._store)
+
+    async def run(self, fn: Callable[[Store], Any]) -> Any:
+        """``fn(store)`` in the reader's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._with_store, fn)
+
+    def close(self) -> None:
+        def shut() -> None:
+            if self._store is not None:
+                self._store.close()
+
+        self._pool.submit(shut).result()
+        self._pool.shutdown()
 
 
 # -- batched writes ------------------------------------------------------------------------------
@@ -455,11 +490,12 @@ class LogWriter:
 
     @property
     def pending(self) -> bool:
-        """Rows or barriers are queued for the next commit."""
+        """Rows or barriers are queued for the next commit (``engine.py`` asks)."""
         return bool(self._buf)
 
     def commit_now(self) -> None:
-        """Commit what is queued now instead of a turn later (see ``engine.py``)."""
+        """Commit what is queued now instead of a turn later (``engine.py``: the events of one
+        read from its pipe commit together)."""
         if self._buf:
             self._flush()
 

@@ -17,7 +17,8 @@ the rules put on a character show as the token's status effects, mapped in the s
 
 Our own writes are marked so the module does not send them back as new events: chat messages
 carry ``flags.vttbridge``, every update carries ``options.vttbridge`` (the module makes every
-write from the GM client, where Foundry hands the update's options to its own hooks).
+write from the GM client, where Foundry hands the update's options to its own hooks). The
+module drops the hooks of those writes, so their echo never reaches the bridge.
 
 The adapter keeps no state: what it needs beyond the payload it reads from the world (the
 scene's pixel grid size, token sizes, who is a GM), with Foundry's defaults when the world does
@@ -93,11 +94,6 @@ def roll_text(roll: FRoll) -> str:
     dice = ", ".join(f"d{d.faces}: {' '.join(map(str, d.results)) or '-'}" for d in roll.dice())
     total = "?" if roll.total is None else f"{roll.total:g}"
     return f"{roll.formula} = {total}" + (f" ({dice})" if dice else "")
-
-
-def own_write(options: dict[str, Any] | None, flags: dict[str, Any] | None = None) -> bool:
-    """True for an update or message the bridge made itself."""
-    return bool((options or {}).get(FLAG)) or bool((flags or {}).get(FLAG))
 
 
 # -- reading the world ---------------------------------------------------------------------------
@@ -211,8 +207,6 @@ class FoundryAdapter(Adapter):
         return [snap]
 
     def _in_updateToken(self, p: UpdateToken, world: Any) -> list[Event]:
-        if own_write(p.options):
-            return []
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
         out: list[Event] = []
         ch = p.changes
@@ -274,13 +268,11 @@ class FoundryAdapter(Adapter):
             end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
         else:  # ``token`` is the document after the move
             end = token_cell(tok, size)
+            # with no origin the runtime starts the move where the world has the token
             start = token_cell(tok, size, before.x, before.y) if before is not None else None
-            if start is None:
-                known = _token(world, tok.id)
-                start = _get(known, "cell")
         path: list[Cell] = []
         actions: list[str] = []
-        if p.waypoints and start is not None:
+        if p.waypoints:
             path, actions = path_legs(tok, size, start, end, p.waypoints)
             if all(a == "walk" for a in actions):
                 actions = []  # the default: every leg walked
@@ -296,8 +288,6 @@ class FoundryAdapter(Adapter):
 
     def _in_createChatMessage(self, p: CreateChatMessage, world: Any) -> list[Event]:
         msg = p.message
-        if own_write(None, msg.flags):
-            return []
         text = strip_html(msg.content)
         if not text and msg.rolls:
             label = strip_html(msg.flavor or "") or "Roll"
@@ -315,8 +305,6 @@ class FoundryAdapter(Adapter):
         return [ev.ChatMessage(id=p.id, text=text, **who)]
 
     def _in_updateCombat(self, p: UpdateCombat, world: Any) -> list[Event]:
-        if own_write(p.options):
-            return []
         ch = p.changes
         if "round" not in ch and "turn" not in ch:
             return []
@@ -358,7 +346,7 @@ class FoundryAdapter(Adapter):
         return self._initiative(p.id, p.combatant)
 
     def _in_updateCombatant(self, p: UpdateCombatant, world: Any) -> list[Event]:
-        if own_write(p.options) or "initiative" not in p.changes:
+        if "initiative" not in p.changes:
             return []
         return self._initiative(p.id, p.combatant)
 
@@ -379,8 +367,6 @@ class FoundryAdapter(Adapter):
         return [ev.CombatantRemoved(id=p.id, token=token)]
 
     def _in_updateActor(self, p: UpdateActor, world: Any) -> list[Event]:
-        if own_write(p.options):
-            return []  # the echo of our own Actor.update: the sheet shows what the rules wrote
         actor_id, token_id = _actor_target(p)
         if actor_id is None and token_id is None:
             raise TranslationError("missing_field", "updateActor names no actor.", "actorUuid")

@@ -38,14 +38,14 @@ def token_cell(tok: FToken, size: float, x: float | None = None, y: float | None
 
 
 def path_cells(
-    tok: FToken, size: float, start: Cell, end: Cell, waypoints: Sequence[Point]
+    tok: FToken, size: float, start: Cell | None, end: Cell, waypoints: Sequence[Point]
 ) -> list[Cell]:
-    """The waypoints of a move as cells, ``start`` and ``end`` included, repeats dropped.
-    Waypoints are top-left corners like the token's own ``x``/``y``."""
-    cells = [start]
+    """The waypoints of a move as cells, ``start`` (when known) and ``end`` included, repeats
+    dropped. Waypoints are top-left corners like the token's own ``x``/``y``."""
+    cells = [] if start is None else [start]
     for p in waypoints:
         c = token_cell(tok, size, p.x, p.y)
-        if c != cells[-1]:
+        if not cells or c != cells[-1]:
             cells.append(c)
     if cells[-1] != end:
         cells.append(end)
@@ -53,23 +53,25 @@ def path_cells(
 
 
 def path_legs(
-    tok: FToken, size: float, start: Cell, end: Cell, waypoints: Sequence[Point]
+    tok: FToken, size: float, start: Cell | None, end: Cell, waypoints: Sequence[Point]
 ) -> tuple[list[Cell], list[str]]:
     """:func:`path_cells` with how each leg was moved: the ``action`` of the waypoint it ends
     at (Foundry v13 movement), ``walk`` when a waypoint names none. A waypoint in the cell
-    before it adds no leg (its action is kept for the next one only if that has none)."""
-    cells, actions = [start], []
+    before it adds no leg (its action is kept for the next one only if that has none). With
+    ``start`` unknown the first cell is a leg too: from where the runtime has the token."""
+    cells: list[Cell] = [] if start is None else [start]
+    actions: list[str] = []
     pending: str | None = None
     for p in waypoints:
         c = token_cell(tok, size, p.x, p.y)
         action = p.action or pending
-        if c == cells[-1]:
+        if cells and c == cells[-1]:
             pending = action
             continue
         cells.append(c)
         actions.append(action or "walk")
         pending = None
-    if cells[-1] != end:
+    if not cells or cells[-1] != end:
         cells.append(end)
         actions.append(pending or (actions[-1] if actions else "walk"))
     return cells, actions

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import re
 import sqlite3
 import subprocess
@@ -15,13 +16,14 @@ from typing import Any
 import pytest
 import socketio
 
+from adapters.bridge.config import WorldConfig
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.bridge.world import WorldConfig
 from tests.bridge.minitable import MiniTable
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "/minitable"
 CLIENT = {"name": "minitable-test", "version": "1.0", "vtt": "MiniTable"}
+_markers = itertools.count(1)
 
 
 def scene(tokens: dict[str, tuple[int, int]] | None = None, id: str = "snap-1") -> dict:
@@ -84,14 +86,24 @@ class TableClient:
                 await self._got.wait()
         return self.commands
 
-    async def settle(self, quiet: float = 0.15) -> None:
-        """Wait until no command arrived for ``quiet`` seconds."""
-        while True:
-            self._got.clear()
-            try:
-                await asyncio.wait_for(self._got.wait(), quiet)
-            except TimeoutError:
-                return
+    async def caught_up(
+        self, via: TableClient | None = None, timeout: float = 10
+    ) -> list[dict[str, Any]]:
+        """Wait until every command the server has for this client now has arrived, and
+        return the ones that came since it connected. ``via`` (this client unless given: a
+        GM client of the same world) asks for one more command (``!help``); the server sends
+        each connection its commands in order, so all before that one arrive first. That
+        marker stays in :attr:`commands` (so :attr:`last_seq` is where the log ends); it is
+        not in what is returned."""
+        sender = via or self
+        marker = {"id": f"caught-up-{next(_markers)}", "text": "!help", "role": "gm"}
+        ack = await sender.send("chat", marker)
+        assert ack["ok"], ack
+        async with asyncio.timeout(timeout):
+            while not self.commands or self.commands[-1]["seq"] <= ack["seq"]:
+                self._got.clear()
+                await self._got.wait()
+        return [c for c in self.commands if c["seq"] <= ack["seq"]]
 
     @property
     def last_seq(self) -> int | None:
@@ -100,6 +112,14 @@ class TableClient:
     async def close(self) -> None:
         with contextlib.suppress(Exception):
             await self.sio.disconnect()
+
+
+async def acknowledged(server: Server, client: TableClient, world: str = "table1") -> None:
+    """Wait until the server has the GM ``client``'s acks of every command it received."""
+    box = server.bridge.worlds[world].outbox
+    async with asyncio.timeout(5):
+        while box.acked_seq < (client.last_seq or 0):
+            await asyncio.sleep(0.01)
 
 
 async def refused(url: str, auth: object) -> tuple[str, dict]:

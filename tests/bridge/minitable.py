@@ -155,7 +155,6 @@ class MiniTable(Adapter):
                     ev.TokenMoved(
                         id=payload.id,
                         token=payload.token,
-                        from_cell=world.tokens[payload.token].cell,
                         to_cell=cell(payload.x, payload.y),
                         player=payload.user,
                     )

@@ -75,7 +75,7 @@ async def test_malformed_json_on_the_wire(server, gm):
 
 
 async def test_lone_surrogate_escape_is_malformed(server, gm):
-    # pydantic-core parses the packets (adapters/bridge/server.py PacketJson): half of a UTF-16
+    # pydantic-core parses the packets (adapters/bridge/packets.py PacketJson): half of a UTF-16
     # pair is no text it could store or send back, so the event is refused as bad JSON
     before = fingerprint(server)
     ack = await raw_event(gm, r'["chat",{"id": "s1", "text": "\ud83e"}]')

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import socketio
 
+from adapters.bridge.config import WorldConfig
 from adapters.bridge.dashboard.feed import NAMESPACE
-from adapters.bridge.world import WorldConfig
 from tests.bridge.conftest import (
     TableClient,
     moves_in_parallel,
@@ -221,7 +221,7 @@ async def test_the_gm_answers_through_the_event_path(db, worlds, client_factory,
     assert name == "dashboard.answer" and '"type":"prompt_answered"' in body
     again = await start_server(db)
     try:
-        host = await again.bridge._world("table1")
+        host = await again.bridge.hosting.get("table1")
         assert host is not None and host.replay_divergences == 0
         assert host.seq == events and not host.runtime.world.prompts
     finally:

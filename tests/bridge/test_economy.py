@@ -75,7 +75,7 @@ async def table(
         "combatStart", {"id": "fight", "tokens": list(initiative), "initiative": initiative}
     )
     assert ack["ok"], ack
-    await c.settle()
+    await c.caught_up()
     return c
 
 
@@ -92,8 +92,7 @@ async def said(client: TableClient, send: Any) -> list[dict]:
     before = len(client.commands)
     ack = await send
     assert ack["ok"], ack
-    await client.settle()
-    return client.commands[before:]
+    return (await client.caught_up())[before:]
 
 
 def chat(c: TableClient, n: list[int], text: str, token: str, user: str = "u-p") -> Any:

@@ -98,9 +98,9 @@ async def test_old_scrypt_hashes_are_upgraded_on_first_use(db, worlds, caplog):
         assert obs_hash == old_obs  # not used yet: left as it was
         assert gm_key not in caplog.text
         # the connection whose key matched the old hash is not taken for one reset
-        checks = server.bridge.key_checks
+        checks = server.bridge.auth.key_checks
         async with asyncio.timeout(5):
-            while server.bridge.key_checks < checks + 2:
+            while server.bridge.auth.key_checks < checks + 2:
                 await asyncio.sleep(0.02)
         assert c.sio.connected and (await c.send("snapshot", scene()))["ok"]
         await again.connect(server.url, "table1", gm_key)  # checked against the new hash
@@ -134,9 +134,9 @@ async def test_a_reset_key_closes_the_connections_that_used_the_old_one(db, worl
         async with asyncio.timeout(5):  # and the open ones are closed promptly
             while gm.sio.connected or watcher.sio.connected or page.sio.connected:
                 await asyncio.sleep(0.02)
-        checks = server.bridge.key_checks
+        checks = server.bridge.auth.key_checks
         async with asyncio.timeout(5):
-            while server.bridge.key_checks < checks + 2:
+            while server.bridge.auth.key_checks < checks + 2:
                 await asyncio.sleep(0.02)
         assert other.sio.connected  # another world's keys did not change
         again = TableClient()

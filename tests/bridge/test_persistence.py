@@ -8,9 +8,11 @@ import sqlite3
 
 import pytest
 
+from adapters.bridge.config import WorldConfig
 from adapters.bridge.store import LogWriter, Store, StoreError
-from adapters.bridge.world import GatedClock, WorldConfig
-from tests.bridge.conftest import TableClient, scene, start_server
+from adapters.bridge.worldhost import GatedClock
+from sdk.clock import ManualClock
+from tests.bridge.conftest import Server, TableClient, scene, start_server
 
 PLAY = [
     ("tokenMoved", {"token": "kevin", "x": 300, "y": 100}),
@@ -32,6 +34,16 @@ async def play(c: TableClient, prefix: str = "p") -> list[dict]:
     return acks
 
 
+async def played(db, key: str, snapshot_every: int) -> tuple[Server, TableClient, list[dict]]:
+    """A server on ``db`` whose table1 a client played :data:`PLAY` on, every command of it
+    arrived; the server, the client and the acks."""
+    server = await start_server(db, world=WorldConfig(snapshot_every=snapshot_every))
+    c = await TableClient().connect(server.url, "table1", key)
+    acks = await play(c)
+    await c.caught_up()
+    return server, c, acks
+
+
 def world_of(server, name: str = "table1") -> dict:
     return server.bridge.worlds[name].runtime.snapshot()
 
@@ -39,10 +51,7 @@ def world_of(server, name: str = "table1") -> dict:
 @pytest.mark.parametrize("clean", [True, False], ids=["clean-stop", "no-final-snapshot"])
 async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
     key = worlds["table1"][0]
-    server = await start_server(db, world=WorldConfig(snapshot_every=3))
-    c = await TableClient().connect(server.url, "table1", key)
-    acks = await play(c)
-    await c.settle(0.2)
+    server, c, acks = await played(db, key, snapshot_every=3)
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     assert before["world"]["encounter"]["round"] >= 1
     await c.close()
@@ -56,13 +65,12 @@ async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
         assert host.seq == seq
         # nothing is sent again to a client that saw everything
         back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
-        await back.settle(0.3)
-        assert back.commands == []
         # acknowledged ids are still known; new events continue the sequence
         again = await back.send(PLAY[0][0], {"id": "p-0", **PLAY[0][1]})
         assert again == {"ok": True, "seq": acks[1]["seq"], "duplicate": True}
         new = await back.send("noop", {"id": "after"})
         assert new["seq"] == seq
+        assert await back.caught_up() == []
         await back.close()
     finally:
         await server.stop()
@@ -105,10 +113,7 @@ def latest_snapshot_seq(db) -> int:
 
 
 async def test_replay_does_not_log_again(db, worlds):
-    key = worlds["table1"][0]
-    server = await start_server(db, world=WorldConfig(snapshot_every=1000))
-    c = await TableClient().connect(server.url, "table1", key)
-    await play(c)
+    server, c, _ = await played(db, worlds["table1"][0], snapshot_every=1000)
     await c.close()
     await server.stop(snapshot=False)
 
@@ -157,10 +162,7 @@ def to_schema_1(db) -> list[tuple]:
 
 async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
     key = worlds["table1"][0]
-    server = await start_server(db, world=WorldConfig(snapshot_every=3))
-    c = await TableClient().connect(server.url, "table1", key)
-    await play(c)
-    await c.settle(0.2)
+    server, c, _ = await played(db, key, snapshot_every=3)
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     await c.close()
     await server.stop(snapshot=False)
@@ -234,20 +236,24 @@ async def test_options_set_in_chat_survive_a_restart(db, clean):
         await server.stop()
 
 
-async def test_gated_clock_holds_timers_until_opened():
-    clock = GatedClock()
+def test_gated_clock_holds_timers_until_opened():
+    inner = ManualClock()
+    clock = GatedClock(inner)
     fired: list[str] = []
-    clock.call_later(0.0, lambda: fired.append("due"))
+    clock.call_later(5.0, lambda: fired.append("due"))
+    clock.call_later(20.0, lambda: fired.append("later"))
     cancelled = clock.call_later(0.0, lambda: fired.append("cancelled"))
     cancelled.cancel()
-    await asyncio.sleep(0.02)
-    assert fired == []
-    clock.open()
-    await asyncio.sleep(0.02)
-    assert fired == ["due"]
-    clock.call_later(0.0, lambda: fired.append("live"))
-    await asyncio.sleep(0.02)
-    assert fired == ["due", "live"]
+    inner.advance(10)  # time passes during the replay: nothing runs, nothing is armed
+    assert fired == [] and inner.pending == 0
+    clock.open()  # each with the time it has left: "due" is overdue, "later" 10 s away
+    assert inner.advance(0) == 1 and fired == ["due"]
+    inner.advance(10)
+    assert fired == ["due", "later"]
+    clock.call_later(1.0, lambda: fired.append("live"))  # open: straight to the clock
+    assert inner.pending == 1
+    inner.advance(1)
+    assert fired == ["due", "later", "live"]
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from adapters.bridge.world import WorldConfig
-from tests.bridge.conftest import TableClient, scene, start_server
+from adapters.bridge.config import WorldConfig
+from tests.bridge.conftest import TableClient, acknowledged, scene, start_server
 
 
 def command_seqs(db, world: str = "table1") -> list[int]:
@@ -39,9 +39,7 @@ async def test_missed_commands_resent_once_in_order(server, worlds, gm, client_f
     await other.close()
 
     back = await client_factory().connect(server.url, "table1", key, last_seq=seen)
-    await back.wait_commands(3)
-    await back.settle(0.3)
-    assert [c["seq"] for c in back.commands] == missed
+    assert [c["seq"] for c in await back.caught_up()] == missed
 
 
 async def test_unacknowledged_commands_resent_without_last_seq(server, worlds, client_factory):
@@ -54,14 +52,12 @@ async def test_unacknowledged_commands_resent_without_last_seq(server, worlds, c
     await silent.close()
     # a client that does not say where it was starts after the last acknowledged command
     again = await client_factory().connect(server.url, "table1", key)
-    await again.wait_commands(2)
-    await again.settle(0.3)
-    assert again.commands == silent.commands
+    assert await again.caught_up() == silent.commands
+    await acknowledged(server, again)
     await again.close()
     # ...and those are acknowledged now: nothing comes a third time
     third = await client_factory().connect(server.url, "table1", key)
-    await third.settle(0.3)
-    assert third.commands == []
+    assert await third.caught_up() == []
 
 
 async def test_reconnects_during_a_stream_lose_and_repeat_nothing(
@@ -88,14 +84,14 @@ async def test_reconnects_during_a_stream_lose_and_repeat_nothing(
     await task
     final = TableClient()
     await final.connect(server.url, "table1", key, last_seq=last)
-    await final.settle(0.4)
+    received.extend(await final.caught_up())
+    end = final.last_seq  # the marker's: every command of the stream is before it
     await final.close()
-    received.extend(final.commands)
 
     seqs = [m["seq"] for m in received]
     assert len(seqs) == len(set(seqs)), "a command arrived twice"
     assert seqs == sorted(seqs)
-    assert seqs == [s for s in command_seqs(db) if s > start]
+    assert seqs == [s for s in command_seqs(db) if start < s < end]
     assert len(seqs) == 40
 
 
@@ -110,9 +106,7 @@ async def test_old_commands_come_from_the_database(db, worlds):
         await c.wait_commands(6)
         await c.close()
         back = await TableClient().connect(server.url, "table1", key, last_seq=0)
-        await back.wait_commands(6)
-        await back.settle(0.3)
-        assert back.commands == c.commands
+        assert await back.caught_up() == c.commands
         await back.close()
     finally:
         await server.stop()
@@ -122,6 +116,4 @@ async def test_client_ahead_of_server_gets_only_new_commands(server, worlds, gm,
     key = worlds["table1"][0]
     c = await client_factory().connect(server.url, "table1", key, last_seq=10_000)
     await help_(c, "h-new")
-    await c.wait_commands(1)
-    await c.settle(0.2)
-    assert len(c.commands) == 1
+    assert len(await c.caught_up()) == 1

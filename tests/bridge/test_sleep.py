@@ -7,7 +7,7 @@ import logging
 
 import aiohttp
 
-from adapters.bridge.world import WorldConfig
+from adapters.bridge.config import WorldConfig
 from sdk import ChatCommand, Context, Script, TokenMoved
 from sdk.world import Prompt
 from tests.bridge.conftest import TableClient, scene, start_server
@@ -45,8 +45,9 @@ async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds):
         await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"})
         await c.wait_commands(1)
         before = server.bridge.worlds["table1"].runtime.snapshot()
-        await asyncio.sleep(0.6)
-        assert "table1" in server.bridge.worlds  # a client is connected: stays awake
+        # table2, loaded with table1 and never linked, falls asleep; table1 has a client
+        await wait_until(lambda: "table2" not in server.bridge.worlds)
+        assert "table1" in server.bridge.worlds
         await c.close()
         await wait_until(lambda: "table1" not in server.bridge.worlds)
         # the line is logged once the save is done, a moment after the world left the table
@@ -56,8 +57,7 @@ async def test_idle_world_sleeps_and_wakes_unchanged(db, worlds):
         host = server.bridge.worlds["table1"]
         assert host.runtime.snapshot()["world"] == before["world"]
         assert await back.send("tokenMoved", move) == {**first, "duplicate": True}
-        await back.settle(0.2)
-        assert back.commands == []  # nothing re-sent
+        assert await back.caught_up() == []  # nothing re-sent
         await back.close()
     finally:
         await server.stop()

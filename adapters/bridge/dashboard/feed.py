@@ -34,6 +34,7 @@ import socketio
 from pydantic import BaseModel, Field, ValidationError
 
 from adapters.base import Adapter, Command, Inbound
+from adapters.bridge.auth import Refused
 from adapters.bridge.dashboard.view import (
     ClientView,
     DashboardView,
@@ -42,9 +43,12 @@ from adapters.bridge.dashboard.view import (
     build_view,
     log_lines,
 )
-from adapters.bridge.protocol import ErrorCode, ack_error, validation_ack
-from adapters.bridge.server import Refused, TokenBucket, client_address
-from adapters.bridge.world import Ack, WorldHost
+from adapters.bridge.inbound import read_payload
+from adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from adapters.bridge.ratelimit import TokenBucket
+from adapters.bridge.session import screen
+from adapters.bridge.sockets import client_address, connect_answer
+from adapters.bridge.worldhost import WorldHost
 from sdk.effects import EFFECTS_ADAPTER
 from sdk.events import PromptAnswered
 
@@ -126,13 +130,8 @@ class DashboardNamespace(socketio.AsyncNamespace):
     async def trigger_event(self, event: str, *args: Any) -> Any:
         if event == "connect":
             sid, environ, *rest = args
-            auth = rest[0] if rest else None
-            refused = await self.backend.connect(sid, auth, client_address(environ))
-            if refused is not None:
-                raise socketio.exceptions.ConnectionRefusedError(
-                    refused["message"], refused["data"]
-                )
-            return True
+            auth, address = rest[0] if rest else None, client_address(environ)
+            return connect_answer(await self.backend.connect(sid, auth, address))
         if event == "disconnect":
             await self.backend.disconnect(args[0])
             return None
@@ -204,7 +203,7 @@ class DashboardFeed:
                 f" for world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            return {"message": r.message, "data": r.data}
+            return r.refusal
         cfg = self.bridge.config
         bucket = TokenBucket(cfg.rate, cfg.burst)
         self.viewers[sid] = _Viewer(sid, host.name, role, bucket, verifier)
@@ -368,25 +367,20 @@ class DashboardFeed:
         viewer = self.viewers.get(sid)
         if viewer is None:
             return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
-        if viewer.role != "gm":
-            return ack_error(
-                ErrorCode.READ_ONLY, "This dashboard uses the observer key: it may only watch."
-            )
-        wait = viewer.bucket.take()
-        if wait:
-            return ack_error(ErrorCode.RATE_LIMITED, f"Too many answers; retry in {wait:.2f} s.")
-        if self.bridge._closing:
+        refused = screen(viewer.role, viewer.bucket, "This dashboard")
+        if refused is not None:
+            return refused
+        if self.bridge.closing:
             return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
-        if not isinstance(payload, dict):
+        if not isinstance(payload, dict):  # the page sends an object (no JSON text)
             return ack_error(ErrorCode.BAD_PAYLOAD, "Send {id, prompt, option}.")
-        try:
-            data = AnswerIn.model_validate(payload)
-        except ValidationError as e:
-            return validation_ack(e)
+        data = read_payload(CLIENT, "answer", (payload,))
+        if isinstance(data, dict):
+            return data
         w = self.watched.get(viewer.world)
         if w is None:
             return ack_error(ErrorCode.SHUTTING_DOWN, "The world is not loaded; try again.")
-        return await w.host.handle(CLIENT, "dashboard.answer", data)
+        return await w.host.receive(CLIENT, "dashboard.answer", data)
 
     async def close(self) -> None:
         for w in list(self.watched.values()):

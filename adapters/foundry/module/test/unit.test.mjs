@@ -166,3 +166,25 @@ test("conditions become status effects: v12+ Actor#toggleStatusEffect, v11 Token
     foundry.game.release.generation = 12;
   }
 });
+
+test("the bridge's own writes are not sent back to it; the GM's are", async () => {
+  const emitted = [];
+  const { socket, sceneId } = bridge;
+  bridge.socket = { connected: true, emit: (event) => emitted.push(event) }; // linked, as far as send() knows
+  bridge.sceneId = "NUEDEFAULTSCENE0";
+  try {
+    const seq = bridge.lastSeq;
+    for (const cmd of load("commands.json")) {
+      await bridge.onCommand({ ...cmd, seq: seq + cmd.seq }, () => {});
+    }
+    await bridge.onCommand({ seq: seq + 100, op: "Actor.update", data: { _id: "aKevin0000000001", update: { "system.attributes.action_dice.value": 2 } } }, () => {});
+    assert.deepEqual(emitted, [], "the hooks of the bridge's own writes are dropped");
+    const thug = foundry.game.scenes.get("NUEDEFAULTSCENE0").tokens.get("Zq9XbC2dE4fG6hJ8");
+    await thug.update({ x: 1400 });
+    await foundry.game.actors.get("aKevin0000000001").update({ "system.attributes.action_dice.value": 3 });
+    assert.deepEqual(emitted, ["updateToken", "updateActor"]);
+  } finally {
+    bridge.socket = socket;
+    bridge.sceneId = sceneId;
+  }
+});

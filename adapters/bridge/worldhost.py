@@ -1,40 +1,43 @@
 """One hosted world: its runtime, its inbound events in arrival order, its log sequence, dedup,
-and the commands waiting for clients.
+quarantine, and its commands (``outbox.py``).
 
-The life of an inbound event, all in the task that reads its connection::
+:meth:`WorldHost.receive` is an inbound event's path through the host, all in the task that
+reads its connection (``docs/architecture.md`` follows it from the socket to the ack)::
 
-    handle(): dedup --> the runtime's lock (FIFO: arrival order)
-        --> adapter.translate_in (against the current world) --> runtime.process
-        --> journal: log rows + commands queued to the writer --> lock released
-        --> the writer commits (one transaction for every world, once a turn of the loop
-            brings no more rows: LogWriter._turn_passed)
-        --> ack {"ok": true, "seq"}; commands published
+    accept: dedup, quarantine, queue limit --> the runtime's lock (FIFO: arrival order)
+    run:    adapter.translate_in (against the current world) --> runtime.process
+            --> journal: log rows + commands queued to the writer --> lock released
+    the writer commits (one transaction for every world, once a turn of the loop brings no
+    more rows: LogWriter._turn_passed)
+    settle: ack {"ok": true, "seq"}; the commands are published
 
-Nothing waits for the disk while holding the lock: the next event is processed while the
-writer commits, and only the ack and the commands wait for the commit. So a crash loses only
-events nobody was told about, and a client never holds a command the server could forget.
-There is no queue of our own: the lock's waiters are the queue, and processing in the reading
-task saves the hand-offs to and from a consumer task.
+Nothing waits for the disk while holding the lock: the next event is run while the writer
+commits, and only the ack and the commands wait for the commit. So a crash loses only events
+nobody was told about, and a client never holds a command the server could forget. There is
+no queue of our own: the lock's waiters are the queue, and running in the reading task saves
+the hand-offs to and from a consumer task.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
+import json
 import logging
 import time
-from collections import OrderedDict, deque
-from collections.abc import Callable, Coroutine, Generator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from adapters.base import Adapter, Command, Inbound, TranslationError
-from adapters.bridge.protocol import ErrorCode, ack_error, validation_ack
-from adapters.bridge.store import LogWriter, Store, StoreError
+from adapters.bridge import outbox
+from adapters.bridge.config import WorldConfig
+from adapters.bridge.outbox import Outbox, Subscriber
+from adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
+from adapters.bridge.store import LogWriter, Reader, Store
 from sdk.clock import Handle, SystemClock
 from sdk.effects import PostChat
 from sdk.errors import EventRejected
@@ -43,8 +46,6 @@ from sdk.runtime import WorldRuntime
 from sdk.watchdog import Guard
 
 log = logging.getLogger(__name__)
-
-Ack = dict[str, Any]
 
 
 class GatedClock:
@@ -93,50 +94,19 @@ class _HeldTimer:
 
 @dataclass(eq=False)
 class Job:
+    """One inbound event on its way through the host."""
+
     adapter: Adapter
     event: str
     payload: Inbound
     future: asyncio.Future | None = None
-    """Made when a copy of the event arrives while it is processed (it waits on this)."""
+    """Made when a copy of the event arrives while it is run (the copy waits on this)."""
     last_seq: int | None = None
     """Seq of the last log row of this job's domain events."""
 
     @property
     def event_id(self) -> str:
         return self.payload.id
-
-
-@dataclass(eq=False)
-class Subscriber:
-    """One connection that receives this world's commands, from its own cursor, in order."""
-
-    sid: str
-    role: str
-    cursor: int
-    """Seq of the last command sent to this connection."""
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    resent: int = 0
-
-
-@dataclass
-class WorldConfig:
-    snapshot_every: int = 2000
-    """Journaled events between snapshots (restart replays at most this many per world)."""
-    snapshot_quiet: float = 5.0
-    """Seconds without events after which a world with unsaved events is snapshotted, so a
-    restart rarely replays anything, and a busy world pays for a snapshot only every
-    ``snapshot_every`` events (0: only those)."""
-    dedup_window: int = 4096
-    """Event ids remembered per world for dedup. Clients re-send only unacknowledged events,
-    so a window this size covers any reconnect; older ids are not checked."""
-    queue_limit: int = 1000
-    """Events waiting per world before new ones are refused with ``busy``."""
-    recent_commands: int = 1024
-    """Commands kept in memory for re-sending; older ones are read from the database."""
-    sleep_after: float = 600.0
-    """Seconds a world may sit with no client, no queued event, no pending prompt and no
-    waiting script before it is saved and unloaded from memory (0: never). It wakes, from its
-    snapshot, when a client connects or its state is read."""
 
 
 class WorldHost:
@@ -164,15 +134,21 @@ class WorldHost:
         self.clock = clock
         self.seq = seq
         """Last seq handed out (events and commands share it)."""
-        self.published = seq
-        """Every command up to this seq is durable and may be sent."""
-        self.acked_seq = acked_seq
+        self.subscribers: dict[str, Subscriber] = {}
+        self.outbox = Outbox(
+            name,
+            writer,
+            reader,
+            self.subscribers,
+            seq=seq,
+            acked_seq=acked_seq,
+            keep=config.recent_commands,
+        )
         self.adapter: Adapter | None = None
         """The adapter of the GM client that last linked this world: effects become its
         commands (a world is linked to one VTT at a time)."""
-        self.subscribers: dict[str, Subscriber] = {}
         self.watchers: set[str] = set()
-        """Dashboards watching this world (``adapters/bridge/dashboard``): it stays awake."""
+        """Dashboards watching this world (``dashboard/feed.py``): it stays awake."""
         self.idle_since: float | None = time.monotonic()
         """When the last client left (None while one is connected)."""
         self.stopped = False
@@ -180,13 +156,10 @@ class WorldHost:
         self.last_event_at = time.monotonic()
         self.replay_divergences = 0
 
-        self._waiting = 0  # events accepted and not yet processed
+        self._waiting = 0  # events accepted and not yet run
         self._job: Job | None = None
         self._seen: OrderedDict[str, int] = OrderedDict()
         self._inflight: dict[str, Job] = {}
-        self._pending: deque[dict[str, Any]] = deque()  # commands logged, not yet durable
-        self._recent: deque[dict[str, Any]] = deque()  # durable commands, oldest first
-        self._recent_floor = seq  # commands with seq <= this may only be in the database
         self._replaying: BaseEvent | None = None
         self._journaled: list | None = None
         self._unsubscribe: list[Callable[[], None]] = []
@@ -329,13 +302,13 @@ class WorldHost:
             or self.watchers
             or self._inflight
             or self._waiting
-            or self._pending
+            or self.outbox.pending
             or rt.world.prompts
             or rt.waiting
         )
 
     async def drain(self) -> None:
-        """Wait until every event accepted so far has been processed."""
+        """Wait until every event accepted so far has been run."""
         while self._waiting or self.runtime.lock.locked():
             async with self.runtime.lock:  # FIFO: after every event that was waiting for it
                 pass
@@ -349,53 +322,29 @@ class WorldHost:
         for unsub in self._unsubscribe:
             unsub()
         await self.runtime.stop()
-        for sub in self.subscribers.values():
-            sub.wake.set()
+        self.outbox.wake_all()
 
     # -- inbound -----------------------------------------------------------------------------
-    async def handle(self, adapter: Adapter, event: str, payload: Inbound) -> Ack:
-        """Dedup, process in arrival order, and return the ack once the event is durable.
+    async def receive(self, adapter: Adapter, event: str, payload: Inbound) -> Ack:
+        """An inbound event's whole way through the host: accepted, run in arrival order, and
+        acknowledged once durable.
 
         No await before the lock is asked for, and the lock serves its waiters in order: events
-        from several connections are processed in the order they arrived (one connection's
-        events already come one at a time, see ``adapters/bridge/server.py``)."""
-        accepted = await self._accept(adapter, event, payload)
+        from several connections are run in the order they arrived (one connection's events
+        already come one at a time, see ``sockets.py``)."""
+        accepted = await self.accept(adapter, event, payload)
         if isinstance(accepted, dict):
             return accepted
         job, ack = accepted
         try:  # acknowledged only once the writer has committed the event's rows
             await self.writer.barrier()
         except Exception as exc:
-            return self._settle(job, ack, exc)
-        return self._settle(job, ack, None)
+            return self.settle(job, ack, exc)
+        return self.settle(job, ack, None)
 
-    def submit(
-        self, adapter: Adapter, event: str, payload: Inbound, reply: Callable[[Ack], None]
-    ) -> None:
-        """:meth:`handle` with a callback, for the engine process (``engine.py``): the event is
-        processed right away when the world is free (no task), and ``reply`` runs inside the
-        commit that makes it durable, so the ack leaves before the next events are read."""
-
-        def accepted(result: Ack | tuple[Job, Ack]) -> None:
-            if isinstance(result, dict):
-                reply(result)
-                return
-            job, ack = result
-
-            def committed(error: BaseException | None) -> None:
-                if error is not None:
-                    error = StoreError(f"the database cannot be written: {error}")
-                reply(self._settle(job, ack, error))
-
-            self.writer.after_commit(committed)
-
-        run_eagerly(self._accept(adapter, event, payload), accepted, f"World {self.name!r}")
-
-    async def _accept(
-        self, adapter: Adapter, event: str, payload: Inbound
-    ) -> Ack | tuple[Job, Ack]:
-        """Dedup, then process in arrival order. Returns the ack when it needs no commit,
-        else the job and its ack, for :meth:`_settle` once the job's rows are committed."""
+    async def accept(self, adapter: Adapter, event: str, payload: Inbound) -> Ack | tuple[Job, Ack]:
+        """Dedup, then run in arrival order. Returns the ack when it needs no commit, else
+        the job and its ack, for :meth:`settle` once the job's rows are committed."""
         eid = payload.id
         seq = self._seen.get(eid)
         if seq is not None:
@@ -429,9 +378,9 @@ class WorldHost:
         finally:
             self._waiting -= 1
         try:
-            ack, durable = await self._process(job)
+            ack, durable = await self._run(job)
         except Exception as e:  # a bug of ours: answer, log, keep the world running
-            log.exception("World %r: processing %s failed", self.name, job.event)
+            log.exception("World %r: running %s failed", self.name, job.event)
             ack, durable = ack_error(ErrorCode.INTERNAL, f"Server error: {e}"), False
         finally:
             lock.release()
@@ -440,47 +389,7 @@ class WorldHost:
             return ack
         return job, ack
 
-    def _mark_suspect(self, guard: Guard) -> None:
-        """The watchdog's hook (its own thread; this world's thread is still in the script):
-        mark the event suspect in the database now, so that if it hangs the server for good
-        and the server is restarted, the client's re-send is quarantined, not run again. One
-        write per overrun, none per normal event."""
-        job = self._job
-        if job is None or self._replaying is not None:
-            return
-        where = f"{Path(guard.where[0]).name}:{guard.where[1]}" if guard.where else "a script"
-        try:
-            store = Store(self.reader.path)
-            try:
-                store.mark_suspect(self.name, job.event_id, job.event, where)
-            finally:
-                store.close()
-        except Exception:
-            log.exception("World %r: cannot mark event %r suspect", self.name, job.event_id)
-            return
-        log.warning(
-            "World %r: a script runs past its budget in event %r (%s) at %s; the event is "
-            "marked suspect: after a restart it is quarantined, not run again.",
-            self.name, job.event_id, job.event, where,
-        )  # fmt: skip
-
-    def _quarantined(self, eid: str) -> Ack:
-        name, where, _ = self._suspects[eid]
-        if eid not in self._told:  # tell the GM once per start, however often it is re-sent
-            self._told.add(eid)
-            log.warning("World %r: event %r (%s) is quarantined.", self.name, eid, name)
-            text = (
-                f"⚠ Event {eid} ({name}) was skipped: before the server restarted, a script "
-                f"ran past its budget on it ({where}) and the server hung. It is not run again."
-            )
-            self._commands([PostChat(text=text, whisper_to="gm")])
-        return ack_error(
-            ErrorCode.QUARANTINED,
-            f"Event {eid} hung the server before its restart (a script at {where}); it is "
-            "quarantined and never run again.",
-        )
-
-    def _settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
+    def settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
         """The ack of a job whose rows were committed (or could not be: ``error``)."""
         if error is not None:
             ack = ack_error(
@@ -493,9 +402,9 @@ class WorldHost:
         self._finish(job, ack)
         return ack
 
-    async def _process(self, job: Job) -> tuple[Ack, bool]:
-        """Translate and process one job; the caller holds the runtime's lock. Returns the
-        ack and whether it waits for the commit (anything was logged)."""
+    async def _run(self, job: Job) -> tuple[Ack, bool]:
+        """Translate one job and have the runtime process it; the caller holds the runtime's
+        lock. Returns the ack and whether it waits for the commit (anything was logged)."""
         world = self.runtime.world
         try:
             events = job.adapter.translate_in(job.event, job.payload, world)
@@ -541,6 +450,47 @@ class WorldHost:
         while len(self._seen) > self.config.dedup_window:
             self._seen.popitem(last=False)
 
+    # -- quarantine ----------------------------------------------------------------------------
+    def _mark_suspect(self, guard: Guard) -> None:
+        """The watchdog's hook (its own thread; this world's thread is still in the script):
+        mark the event suspect in the database now, so that if it hangs the server for good
+        and the server is restarted, the client's re-send is quarantined, not run again. One
+        write per overrun, none per normal event."""
+        job = self._job
+        if job is None or self._replaying is not None:
+            return
+        where = f"{Path(guard.where[0]).name}:{guard.where[1]}" if guard.where else "a script"
+        try:
+            store = Store(self.reader.path)
+            try:
+                store.mark_suspect(self.name, job.event_id, job.event, where)
+            finally:
+                store.close()
+        except Exception:
+            log.exception("World %r: cannot mark event %r suspect", self.name, job.event_id)
+            return
+        log.warning(
+            "World %r: a script runs past its budget in event %r (%s) at %s; the event is "
+            "marked suspect: after a restart it is quarantined, not run again.",
+            self.name, job.event_id, job.event, where,
+        )  # fmt: skip
+
+    def _quarantined(self, eid: str) -> Ack:
+        name, where, _ = self._suspects[eid]
+        if eid not in self._told:  # tell the GM once per start, however often it is re-sent
+            self._told.add(eid)
+            log.warning("World %r: event %r (%s) is quarantined.", self.name, eid, name)
+            text = (
+                f"⚠ Event {eid} ({name}) was skipped: before the server restarted, a script "
+                f"ran past its budget on it ({where}) and the server hung. It is not run again."
+            )
+            self._commands([PostChat(text=text, whisper_to="gm")])
+        return ack_error(
+            ErrorCode.QUARANTINED,
+            f"Event {eid} hung the server before its restart (a script at {where}); it is "
+            "quarantined and never run again.",
+        )
+
     # -- journal: every processed event --------------------------------------------------------
     def _journal(self, event: BaseEvent, effects: list) -> None:
         self._journaled = effects
@@ -576,6 +526,7 @@ class WorldHost:
         self._commands(effects)
 
     def _commands(self, effects: list) -> None:
+        """The linked VTT's commands for ``effects``: logged now, sent once committed."""
         adapter = self.adapter
         if not effects:
             return
@@ -587,7 +538,7 @@ class WorldHost:
             )
             return
         world = self.runtime.world
-        last = None
+        logged = False
         for eff in effects:
             try:
                 commands = adapter.translate_out(eff, world)
@@ -598,15 +549,10 @@ class WorldHost:
                 if not isinstance(cmd, Command):
                     cmd = Command.model_validate(cmd)
                 self.seq += 1
-                msg: dict[str, Any] = {"seq": self.seq, "op": cmd.op, "data": cmd.data}
-                if cmd.options is not None:
-                    msg["options"] = cmd.options
-                body = cmd.model_dump_json(exclude_none=True, exclude={"op"})
-                self.writer.command(self.name, self.seq, cmd.op, body)
-                self._pending.append(msg)
-                last = self.seq
-        if last is not None:
-            self.writer.after_commit(lambda exc, upto=last: self._publish(upto, exc))
+                self.outbox.log(outbox.message(self.seq, cmd))
+                logged = True
+        if logged:
+            self.outbox.publish(self.seq)
 
     def snapshot_if_quiet(self, quiet: float) -> bool:
         """Snapshot now if events came since the last one and none for ``quiet`` seconds.
@@ -622,58 +568,8 @@ class WorldHost:
         return True
 
     def _snapshot(self) -> None:
-        import json
-
         self.writer.snapshot(self.name, self.seq, json.dumps(self.runtime.snapshot()))
         self.events_since_snapshot = 0
-
-    # -- outbound ------------------------------------------------------------------------------
-    def _publish(self, upto: int, error: BaseException | None) -> None:
-        if error is not None:
-            return  # not durable: never sent (the writer already reported the failure)
-        while self._pending and self._pending[0]["seq"] <= upto:
-            self._recent.append(self._pending.popleft())
-        while len(self._recent) > self.config.recent_commands:
-            self._recent_floor = self._recent.popleft()["seq"]
-        self.published = max(self.published, upto)
-        for sub in self.subscribers.values():
-            sub.wake.set()
-
-    async def commands_after(self, cursor: int, limit: int = 500) -> list[dict[str, Any]]:
-        """Durable commands with seq > ``cursor``, oldest first."""
-        if cursor >= self.published:
-            return []
-        if cursor >= self._recent_floor:
-            seqs = [m["seq"] for m in self._recent]
-            i = bisect.bisect_right(seqs, cursor)
-            return list(self._recent)[i : i + limit]
-        rows = await self.reader.run(lambda s: s.commands_after(self.name, cursor, limit))
-        out = []
-        for r in rows:
-            if r.seq > self.published:
-                break
-            msg = {"seq": r.seq, "op": r.name, "data": r.body.get("data", {})}
-            if r.body.get("options") is not None:
-                msg["options"] = r.body["options"]
-            out.append(msg)
-        return out
-
-    async def count_commands_after(self, cursor: int) -> int:
-        if cursor >= self.published:
-            return 0
-        if cursor >= self._recent_floor:
-            return sum(1 for m in self._recent if m["seq"] > cursor)
-        return await self.reader.run(
-            lambda s: s.conn.execute(
-                "SELECT count(*) FROM log WHERE world=? AND kind='command' AND seq>? AND seq<=?",
-                (self.name, cursor, self.published),
-            ).fetchone()[0]
-        )
-
-    def command_acked(self, seq: int) -> None:
-        if seq > self.acked_seq:
-            self.acked_seq = seq
-            self.writer.acked(self.name, seq)
 
     # -- reading -------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -682,87 +578,6 @@ class WorldHost:
         view["linked_vtt"] = self.adapter.name if self.adapter else None
         view["clients"] = len(self.subscribers)
         return view
-
-
-class Reader:
-    """Reads the database off the event loop: one thread, one connection (sqlite3 objects stay
-    in the thread that uses them)."""
-
-    def __init__(self, path: Any) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
-        self._path = path
-        self.path = path
-        self._store: Store | None = None
-
-    def _with_store(self, fn: Callable[[Store], Any]) -> Any:
-        if self._store is None:
-            self._store = Store(self._path)
-        return fn(self._store)
-
-    async def run(self, fn: Callable[[Store], Any]) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self._with_store, fn)
-
-    def close(self) -> None:
-        def shut() -> None:
-            if self._store is not None:
-                self._store.close()
-
-        self._pool.submit(shut).result()
-        self._pool.shutdown()
-
-
-def run_eagerly(coro: Coroutine[Any, Any, Any], done: Callable[[Any], None], what: str) -> None:
-    """Run ``coro`` now, up to where it first waits, and the rest in a task; then
-    ``done(result)``. What Python 3.12's eager tasks do: an event that never waits (the world
-    is free, no script awaits) costs no task and no turn of the loop."""
-    try:
-        waiting_on = coro.send(None)
-    except StopIteration as stop:
-        done(stop.value)
-        return
-    except Exception as e:
-        log.exception("%s: an event failed", what)
-        done(ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
-        return
-
-    def finished(task: asyncio.Task) -> None:
-        if task.cancelled():
-            done(ack_error(ErrorCode.SHUTTING_DOWN, "The event was cancelled; send it again."))
-        elif (e := task.exception()) is not None:
-            log.error("%s: an event failed", what, exc_info=e)
-            done(ack_error(ErrorCode.INTERNAL, f"Server error: {e}"))
-        else:
-            done(task.result())
-
-    task = asyncio.ensure_future(_Resumed(coro, waiting_on).run())
-    task.add_done_callback(finished)
-
-
-class _Resumed:
-    """A coroutine started by hand, continued by a task: the task waits on what the coroutine
-    waited on, then resumes it."""
-
-    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
-        self.coro, self.waiting_on = coro, waiting_on
-
-    async def run(self) -> Any:
-        return await self
-
-    def __await__(self) -> Generator[Any, None, Any]:
-        waiting_on = self.waiting_on
-        while True:
-            try:
-                yield waiting_on
-            except BaseException as e:  # thrown in by the task (cancelled)
-                try:
-                    waiting_on = self.coro.throw(e)
-                except StopIteration as stop:
-                    return stop.value
-            else:
-                try:
-                    waiting_on = self.coro.send(None)
-                except StopIteration as stop:
-                    return stop.value
 
 
 async def _as_duplicate(fut: asyncio.Future) -> Ack:

@@ -1,0 +1,49 @@
+"""Worlds in the database, as ``vttbridge world`` makes them: created with new keys, or given
+new keys. A key exists only in what these return; the database keeps its hash."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from adapters.bridge import keys
+from adapters.bridge.store import Store, StoreError
+from rules.options import Options
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def create_world(database: str | Path, name: str, options: dict | None = None) -> tuple[str, str]:
+    """Create a world in ``database``; returns its (GM key, observer key), which exist nowhere
+    else afterwards."""
+    check_world_name(name)
+    if options:
+        Options.model_validate(options)
+    gm, obs = keys.new_key("gm"), keys.new_key("observer")
+    store = Store(database)
+    try:
+        store.create_world(name, keys.hash_key(gm), keys.hash_key(obs), options)
+    finally:
+        store.close()
+    return gm, obs
+
+
+def reset_keys(database: str | Path, name: str) -> tuple[str, str]:
+    """Give world ``name`` new keys; returns them (GM key, observer key). The old ones fail at
+    once, and a running bridge closes their connections (``auth.py``, the key watch)."""
+    gm, obs = keys.new_key("gm"), keys.new_key("observer")
+    store = Store(database)
+    try:
+        store.set_key_hashes(name, keys.hash_key(gm), keys.hash_key(obs))
+    finally:
+        store.close()
+    return gm, obs
+
+
+def check_world_name(name: str) -> None:
+    """Raise :class:`StoreError` unless ``name`` can name a world."""
+    if not _NAME.fullmatch(name or ""):
+        raise StoreError(
+            f"{name!r} is not a usable world name: use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit."
+        )

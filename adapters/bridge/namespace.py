@@ -1,0 +1,38 @@
+"""One adapter's socket.io namespace (``/<adapter name>``): a VTT client's connect, events and
+disconnect, handed to the bridge's :class:`~adapters.bridge.session.Sessions`."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import socketio
+
+from adapters.base import Adapter
+from adapters.bridge.sockets import client_address, connect_answer
+
+if TYPE_CHECKING:
+    from adapters.bridge.session import Sessions
+
+
+class AdapterNamespace(socketio.AsyncNamespace):
+    """Every event name is handled here (VTT event names such as ``change:graphic`` are not
+    Python identifiers, so ``on_<event>`` methods cannot be used)."""
+
+    def __init__(self, sessions: Sessions, adapter: Adapter) -> None:
+        super().__init__(adapter.ns)
+        self.sessions = sessions
+        self.adapter = adapter
+
+    async def trigger_event(self, event: str, *args: Any) -> Any:
+        if event == "connect":
+            sid, environ, *rest = args
+            auth, address = rest[0] if rest else None, client_address(environ)
+            return connect_answer(await self.sessions.connect(self.adapter, sid, auth, address))
+        if event == "disconnect":
+            return await self.sessions.disconnect(args[0], args[1] if len(args) > 1 else "")
+        # No await before the world's lock is asked for, so events reach it in arrival order.
+        result = self.sessions.receive(self.adapter, args[0], event, args[1:])
+        if asyncio.iscoroutine(result):
+            return await result
+        return result

@@ -1,0 +1,145 @@
+"""One world's commands on their way to its clients: logged with the event that made them,
+published once the log is committed, sent to each subscriber from its own cursor (the
+command pump, ``pump.py``), acknowledged by the GM's client.
+
+A command has one form: its wire message (``protocol.CommandMessage``: ``seq``, ``op``,
+``data``, ``options``), a dict. Its log row keeps ``seq`` and ``op`` in their own columns
+and the rest as the body (:func:`row_body`); :func:`from_row` gives the message back, so a
+command re-sent from the database is the one first sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic_core
+
+from adapters.base import Command
+from adapters.bridge.store import LogRow, LogWriter, Reader
+
+Message = dict[str, Any]
+"""A command's wire message."""
+
+
+def message(seq: int, cmd: Command) -> Message:
+    """The wire message of ``cmd``, the world's ``seq``-th log row."""
+    msg: Message = {"seq": seq, "op": cmd.op, "data": cmd.data}
+    if cmd.options is not None:
+        msg["options"] = cmd.options
+    return msg
+
+
+def row_body(msg: Message) -> str:
+    """What the log stores of a message besides its seq and op (see :func:`from_row`)."""
+    body = {"data": msg["data"]}
+    if "options" in msg:
+        body["options"] = msg["options"]
+    return pydantic_core.to_json(body).decode()
+
+
+def from_row(row: LogRow) -> Message:
+    """The wire message a command's log row holds."""
+    msg: Message = {"seq": row.seq, "op": row.name, "data": row.body.get("data", {})}
+    if row.body.get("options") is not None:
+        msg["options"] = row.body["options"]
+    return msg
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One connection that receives this world's commands, from its own cursor, in order."""
+
+    sid: str
+    role: str
+    cursor: int
+    """Seq of the last command sent to this connection."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    resent: int = 0
+
+
+class Outbox:
+    """The commands of world ``name``: pending (logged, not yet committed), then durable
+    (published; the newest ``keep`` in memory, all of them in the log)."""
+
+    def __init__(
+        self,
+        name: str,
+        writer: LogWriter,
+        reader: Reader,
+        subscribers: dict[str, Subscriber],
+        *,
+        seq: int,
+        acked_seq: int,
+        keep: int,
+    ) -> None:
+        self.name = name
+        self.writer = writer
+        self.reader = reader
+        self.subscribers = subscribers
+        self.keep = keep
+        self.published = seq
+        """Every command up to this seq is durable and may be sent."""
+        self.acked_seq = acked_seq
+        """The last command the GM's client acknowledged (where a client that says nothing
+        of its own resumes)."""
+        self._pending: deque[Message] = deque()  # logged, not yet durable
+        self._recent: deque[Message] = deque()  # durable, oldest first
+        self._recent_floor = seq  # commands with seq <= this may only be in the database
+
+    @property
+    def pending(self) -> bool:
+        """Commands are logged whose commit has not come yet."""
+        return bool(self._pending)
+
+    def log(self, msg: Message) -> None:
+        """Log a command (after its event's row); it is sent once :meth:`publish` is."""
+        self.writer.command(self.name, msg["seq"], msg["op"], row_body(msg))
+        self._pending.append(msg)
+
+    def publish(self, upto: int) -> None:
+        """Send the commands logged up to seq ``upto`` once the log is committed."""
+        self.writer.after_commit(lambda error: self._published(upto, error))
+
+    def _published(self, upto: int, error: BaseException | None) -> None:
+        if error is not None:
+            return  # not durable: never sent (the writer already reported the failure)
+        while self._pending and self._pending[0]["seq"] <= upto:
+            self._recent.append(self._pending.popleft())
+        while len(self._recent) > self.keep:
+            self._recent_floor = self._recent.popleft()["seq"]
+        self.published = max(self.published, upto)
+        self.wake_all()
+
+    def wake_all(self) -> None:
+        for sub in self.subscribers.values():
+            sub.wake.set()
+
+    async def after(self, cursor: int, limit: int = 500) -> list[Message]:
+        """Durable commands with seq > ``cursor``, oldest first."""
+        if cursor >= self.published:
+            return []
+        if cursor >= self._recent_floor:
+            seqs = [m["seq"] for m in self._recent]
+            i = bisect.bisect_right(seqs, cursor)
+            return list(self._recent)[i : i + limit]
+        rows = await self.reader.run(lambda s: s.commands_after(self.name, cursor, limit))
+        return [from_row(r) for r in rows if r.seq <= self.published]
+
+    async def count_after(self, cursor: int) -> int:
+        """How many durable commands have seq > ``cursor``."""
+        if cursor >= self.published:
+            return 0
+        if cursor >= self._recent_floor:
+            return sum(1 for m in self._recent if m["seq"] > cursor)
+        upto = self.published
+        return await self.reader.run(lambda s: s.count_commands(self.name, cursor, upto))
+
+    def acked(self, seq: int) -> None:
+        """The GM's client acknowledged command ``seq``."""
+        if seq > self.acked_seq:
+            self.acked_seq = seq
+            self.writer.acked(self.name, seq)

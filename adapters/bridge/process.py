@@ -1,0 +1,87 @@
+"""What a serving process needs around the bridge: listening on a port, saying where, stopping
+on a signal, handing memory back."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+from aiohttp import web
+
+from adapters.bridge import install
+
+log = logging.getLogger("vttbridge")
+
+
+async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on ``host``:``port`` (0: any free port); returns the runner and the port."""
+    # A short shutdown timeout: open websockets would otherwise hold the exit for a minute,
+    # and every world is saved by then anyway.
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    server = site._server  # aiohttp has no public accessor for the bound port (port 0)
+    return runner, (server.sockets[0].getsockname()[1] if server and server.sockets else port)
+
+
+def announce(host: str, port: int) -> None:
+    """Log where the bridge listens, and the addresses a GM opens or pastes."""
+    log.info(
+        "Listening on http://%s:%d (companion clients connect here; state at "
+        "/api/worlds/<world>/state).",
+        host,
+        port,
+    )
+    # what a GM opens or pastes: an address of this machine when listening on all of them
+    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    base = f"http://{shown}:{port}"
+    log.info("Dashboard: %s/ (sign in with a world's name and key).", base)
+    for line in install.urls(base):
+        log.info("%s", line)
+
+
+def stop_signal() -> asyncio.Event:
+    """An event that SIGINT or SIGTERM sets from now on. Made before the server starts: a
+    Ctrl+C while it loads the worlds, or just after it announced its port, then stops it
+    cleanly once it is up, rather than killing it half-way."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+            loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def until_signalled(stop: asyncio.Event, *also: asyncio.Future) -> None:
+    """Wait for ``stop`` (:func:`stop_signal`) to be set, or any of ``also`` to finish."""
+    waiter = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([waiter, *also], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+
+
+def trim_memory() -> None:
+    """Hand freed heap back to the OS (glibc keeps it otherwise, and RSS stays high)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def duration(seconds: float) -> str:
+    """``90 s``, ``10 min``: a configured duration in words."""
+    if seconds >= 120:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"

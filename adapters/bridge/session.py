@@ -1,0 +1,249 @@
+"""The VTT clients' connections: each admitted into a :class:`Session` (its key checked, the
+world linked to its VTT, its command cursor set), its events screened (GM key, rate limits,
+payload model) before a world receives them, and let go when it disconnects.
+
+- A GM key may send events; an observer key may only watch (it receives commands too, so a
+  spectator display can follow the table, and its events are refused with ``read_only``).
+- A world is linked to one VTT at a time: the adapter of its GM client. A GM client of another
+  adapter is refused while the linked one is connected, and relinks the world otherwise.
+- Commands go to each connection from its own cursor (``last_seq``, else the world's last
+  acknowledged command), so every connection gets every command once and in order, across
+  reconnects (``pump.py``). Connections also join the world's room (``world:<name>``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Coroutine, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from adapters.base import Adapter, Inbound
+from adapters.bridge.auth import Refused
+from adapters.bridge.inbound import read_payload
+from adapters.bridge.outbox import Subscriber
+from adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from adapters.bridge.pump import pump
+from adapters.bridge.ratelimit import TokenBucket, WorldBuckets
+from adapters.bridge.worldhost import WorldHost
+
+if TYPE_CHECKING:
+    from adapters.bridge.server import Bridge
+
+log = logging.getLogger("vttbridge")
+
+
+@dataclass(eq=False)
+class Session:
+    """One VTT client's connection to one world."""
+
+    sid: str
+    adapter: Adapter
+    host: WorldHost
+    role: str
+    client: dict[str, Any]
+    bucket: TokenBucket
+    subscriber: Subscriber
+    world_bucket: TokenBucket | None = None
+    """The limit all connections of the world share (None: none)."""
+    verifier: str = ""
+    """The stored key hash this connection's key matched (a reset replaces it)."""
+    pump: asyncio.Task | None = None
+    connected_at: float = field(default_factory=time.time)
+
+    @property
+    def who(self) -> str:
+        c = self.client
+        what = c.get("vtt") or self.adapter.name
+        return f"{what} client ({c.get('name', '?')} {c.get('version', '')})".replace(" )", ")")
+
+
+def screen(role: str, bucket: TokenBucket, what: str) -> Ack | None:
+    """The ack refusing an event of a connection with ``role`` and ``bucket`` (its rate
+    limit), or None: an observer key may only watch, and a connection only so fast. ``what``
+    names the connection in the message (``"This connection"``)."""
+    if role != "gm":
+        return ack_error(ErrorCode.READ_ONLY, f"{what} uses the observer key: it may only watch.")
+    if wait := bucket.take():
+        return ack_error(
+            ErrorCode.RATE_LIMITED,
+            f"Too many events from {what.lower()} (over {bucket.rate:g}/s); retry in {wait:.2f} s.",
+        )
+    return None
+
+
+class Sessions(Mapping[str, Session]):
+    """The VTT clients connected to one bridge, by socket.io sid."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+        self._by_sid: dict[str, Session] = {}
+        rate, burst = bridge.config.world_limits
+        self._world_buckets = WorldBuckets(rate, burst)
+
+    def __getitem__(self, sid: str) -> Session:
+        return self._by_sid[sid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_sid)
+
+    def __len__(self) -> int:
+        return len(self._by_sid)
+
+    # -- connect -------------------------------------------------------------------------------
+    async def connect(
+        self, adapter: Adapter, sid: str, auth: Any, address: str = ""
+    ) -> dict[str, Any] | None:
+        """Admit a client from ``address``: a new session, subscribed to its world's
+        commands. Returns None, or the refusal ``{message, data}``."""
+        bridge = self.bridge
+        try:
+            sess = await self._admit(adapter, sid, auth, address)
+        except Refused as r:
+            world = auth.get("world") if isinstance(auth, dict) else None
+            log.warning(
+                "Refused a %s connection%s: %s",
+                adapter.name,
+                f" to world {world!r}" if isinstance(world, str) else "",
+                r.message,
+            )
+            return r.refusal
+        self._by_sid[sid] = sess
+        host = sess.host
+        host.subscribe(sess.subscriber)
+        await bridge.transport.join(sid, adapter.ns, f"world:{host.name}")
+        missed = await host.outbox.count_after(sess.subscriber.cursor)
+        returning = isinstance(auth, dict) and auth.get("last_seq") is not None
+        if sess.role == "gm":
+            resent = f"; {missed} command{'s' if missed != 1 else ''} re-sent" if missed else ""
+            log.info(
+                "%s %s world %r as GM%s.",
+                sess.who[0].upper() + sess.who[1:],
+                "reconnected to" if returning else "linked",
+                host.name,
+                resent,
+            )
+        else:
+            log.info("An observer is watching world %r (%s).", host.name, sess.who)
+        sess.pump = asyncio.create_task(
+            pump(sess, bridge.transport, lambda: sid in self._by_sid and not bridge.closing),
+            name=f"pump:{sid}",
+        )
+        bridge.dashboards.changed(host)
+        return None
+
+    async def _admit(self, adapter: Adapter, sid: str, auth: Any, address: str) -> Session:
+        a, host, role, verifier = await self.bridge.auth.authenticate(auth, address)
+        box = host.outbox
+        cursor: int
+        if role == "gm":
+            if host.adapter is not None and host.adapter is not adapter:
+                other = [
+                    s for s in self._by_sid.values()
+                    if s.host is host and s.role == "gm" and s.adapter is not adapter
+                ]  # fmt: skip
+                if other:
+                    raise Refused(
+                        ErrorCode.LINKED_ELSEWHERE,
+                        f"World {a.world!r} is linked to {host.adapter.name}, whose client is "
+                        "connected; disconnect it first.",
+                    )
+                log.info(
+                    "World %r is now linked to %s (was %s).",
+                    host.name,
+                    adapter.name,
+                    host.adapter.name,
+                )
+                # The old VTT's unacknowledged commands mean nothing to the new one.
+                a.last_seq = box.published
+            if host.adapter is not adapter:
+                host.adapter = adapter
+                host.writer.linked(host.name, adapter.name)
+            cursor = a.last_seq if a.last_seq is not None else box.acked_seq
+        else:
+            cursor = a.last_seq if a.last_seq is not None else box.published
+        if cursor > box.published:
+            log.warning(
+                "World %r: the client says it applied command %d, but the server's log ends "
+                "at %d (was the database replaced?). Sending only new commands.",
+                host.name,
+                cursor,
+                box.published,
+            )
+            cursor = box.published
+        cfg = self.bridge.config
+        return Session(
+            sid=sid,
+            adapter=adapter,
+            host=host,
+            role=role,
+            client=a.client.model_dump(exclude_none=True),
+            bucket=TokenBucket(cfg.rate, cfg.burst),
+            subscriber=Subscriber(sid, role, cursor),
+            world_bucket=self._world_buckets.of(host.name),
+            verifier=verifier,
+        )
+
+    # -- events --------------------------------------------------------------------------------
+    def receive(
+        self, adapter: Adapter, sid: str, event: str, args: tuple
+    ) -> Ack | Coroutine[Any, Any, Ack]:
+        """An inbound event: the ack refusing it, or the coroutine in which its world
+        receives it and which returns its ack. Synchronous up to the world's lock (see
+        ``namespace.py``)."""
+        screened = self.screen(adapter, sid, event, args)
+        if isinstance(screened, dict):
+            return screened
+        host, payload = screened
+        return host.receive(adapter, event, payload)
+
+    def screen(
+        self, adapter: Adapter, sid: str, event: str, args: tuple
+    ) -> Ack | tuple[WorldHost, Inbound]:
+        """The world and the validated payload of an inbound event, or the ack refusing it:
+        not connected, the observer key, over a rate limit, shutting down, a bad payload."""
+        sess = self._by_sid.get(sid)
+        if sess is None:
+            return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        refused = screen(sess.role, sess.bucket, "This connection")
+        if refused is not None:
+            return refused
+        if sess.world_bucket is not None and (wait := sess.world_bucket.take()):
+            return ack_error(
+                ErrorCode.RATE_LIMITED,
+                f"Too many events for world {sess.host.name!r} from all its connections "
+                f"(over {sess.world_bucket.rate:g}/s); retry in {wait:.2f} s.",
+            )
+        if self.bridge.closing:
+            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
+        payload = read_payload(adapter, event, args)
+        if isinstance(payload, dict):
+            return payload
+        return sess.host, payload
+
+    # -- disconnect ----------------------------------------------------------------------------
+    async def disconnect(self, sid: str, reason: Any) -> None:
+        sess = self._by_sid.pop(sid, None)
+        if sess is None:
+            return
+        bridge = self.bridge
+        sess.host.unsubscribe(sid)
+        if bridge.transport is not None:
+            bridge.transport.forget(sid)
+        if sess.pump is not None:
+            sess.pump.cancel()
+        bridge.dashboards.changed(sess.host)
+        if not bridge.closing:
+            log.info(
+                "%s left world %r (%s); commands will wait for its return.",
+                sess.who[0].upper() + sess.who[1:],
+                sess.host.name,
+                reason or "disconnected",
+            )
+
+    def stop_pumps(self) -> None:
+        for sess in self._by_sid.values():
+            if sess.pump is not None:
+                sess.pump.cancel()
