@@ -32,7 +32,7 @@ import socketio
 
 from adapters.bridge.link import Link
 from adapters.bridge.server import Bridge
-from adapters.bridge.store import StoreError
+from adapters.bridge.storage import StoreError
 
 log = logging.getLogger("vttbridge")
 
@@ -110,10 +110,10 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
         # The events of one read from the pipe are committed together, at once, and their acks
         # leave in one write: the socket process gets them before the engine reads more (left
         # to the end of the loop's turn, the commit would wait for the next read's events).
-        writer = bridge.writer
-        if writer is not None and writer.pending:
-            writer.after_commit(lambda _error: link.flush())
-            writer.commit_now()
+        store = bridge.store
+        if store is not None and store.pending:
+            store.after_commit(lambda _error: link.flush())
+            store.commit_now()
 
     async def stop(snapshot: bool) -> None:
         await bridge.stop(snapshot=snapshot)

@@ -39,7 +39,7 @@ from adapters.bridge.server import (
     stop_signal,
     until_signalled,
 )
-from adapters.bridge.store import StoreError
+from adapters.bridge.storage import StoreError
 
 log = logging.getLogger("vttbridge")
 

@@ -72,8 +72,16 @@ from adapters.bridge.protocol import (
     ack_error,
     validation_ack,
 )
-from adapters.bridge.store import LogWriter, Store, StoreError, WorldRecord
-from adapters.bridge.world import Ack, Reader, Subscriber, WorldConfig, WorldHost
+from adapters.bridge.storage import (
+    LeaseKeeper,
+    Storage,
+    StoreError,
+    WorldRecord,
+    default_node_id,
+    open_storage,
+    run_blocking,
+)
+from adapters.bridge.world import Ack, Subscriber, WorldConfig, WorldHost
 from rules.options import Options
 from sdk.loader import entry_point_sources
 
@@ -87,6 +95,12 @@ class BridgeConfig:
     """Everything ``vttbridge serve`` can set. Defaults are the documented CLI defaults."""
 
     database: str | Path = "vttbridge.sqlite3"
+    """A SQLite file, or a ``postgresql://`` URL (``adapters/bridge/storage``)."""
+    node: str | None = None
+    """This node's name among those sharing a database (None: the host name and port)."""
+    lease_ttl: float = 15.0
+    """Seconds a world's lease lasts unrenewed: how long the worlds of a node that died wait
+    before another node may take them (renewed every third of it)."""
     host: str = "127.0.0.1"
     port: int = 8787
     scripts: list[str] = field(default_factory=list)
@@ -245,8 +259,9 @@ class Bridge:
         """How commands reach the sockets: :class:`SioTransport`, or the link to the socket
         process (``adapters/bridge/engine.py``)."""
         self.app: web.Application | None = None
-        self.writer: LogWriter | None = None
-        self.reader: Reader | None = None
+        self.store: Storage | None = None
+        self.leases: LeaseKeeper | None = None
+        """The leases of the worlds this node hosts (``adapters/bridge/storage/leases.py``)."""
         self.started_at = time.time()
         self._loading: dict[str, asyncio.Task] = {}
         self._sleeping: dict[str, asyncio.Task] = {}
@@ -273,11 +288,13 @@ class Bridge:
         """Open the database and rebuild every world: all but the sockets (see
         ``adapters/bridge/engine.py`` for a bridge whose sockets live in another process)."""
         cfg = self.config
-        self.writer = LogWriter(cfg.database, durability=cfg.durability)
-        self.reader = Reader(cfg.database)
+        self.store = await open_storage(cfg.database, durability=cfg.durability)
+        self.store.on_lost = self._lost
+        node = cfg.node or default_node_id(cfg.port)
+        self.leases = LeaseKeeper(self.store, node, cfg.lease_ttl, self._lost)
         if cfg.entry_point_scripts:
             self._plugins = entry_point_sources()
-        records = await self.reader.run(lambda s: s.worlds())
+        records = await self.store.worlds()
         for rec in records:
             try:
                 await self._load_world(rec)
@@ -326,9 +343,9 @@ class Bridge:
         for host in list(self.worlds.values()):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(host.drain(), 10)
-        if self.writer is not None:
+        if self.store is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.writer.barrier(), 10)
+                await asyncio.wait_for(self.store.barrier(), 10)
             await asyncio.sleep(0.05)  # let the acks go out
         for sess in list(self.sessions.values()):
             if sess.pump is not None:
@@ -344,10 +361,10 @@ class Bridge:
                 await host.stop(snapshot=snapshot)
             except Exception:
                 log.exception("World %r did not stop cleanly", host.name)
-        if self.writer is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.writer.close)
-        if self.reader is not None:
-            self.reader.close()
+        if self.leases is not None:
+            await self.leases.close()  # after the final snapshots are committed
+        if self.store is not None:
+            await self.store.close()
         log.info("Bridge stopped; every world is saved.")
 
     async def listen(self, host: str | None = None, port: int | None = None) -> int:
@@ -379,7 +396,7 @@ class Bridge:
             await self.shutdown()
 
     async def _load_world(self, rec: WorldRecord) -> WorldHost:
-        assert self.writer is not None and self.reader is not None
+        assert self.store is not None and self.leases is not None
         kw: dict[str, Any] = {
             "scripts": list(self.config.scripts),
             "reload_interval": 1.0 if self.config.reload_scripts else None,
@@ -388,18 +405,61 @@ class Bridge:
         if rec.options:
             kw["options"] = Options.model_validate(rec.options)
         adapters = {a.name: a for a in self.registry}
-        host = await WorldHost.load(
-            rec.name,
-            self.writer,
-            self.reader,
-            adapters=adapters,
-            config=self.config.world,
-            runtime_kw=kw,
-            acked_seq=rec.acked_seq,
-            adapter_name=rec.adapter,
-        )
+        lease = await self.leases.acquire(rec.name)
+        if lease is None:
+            holder = await self.store.owner(rec.name)
+            raise StoreError(
+                f"world {rec.name!r} is served by another node"
+                + (f" ({holder.node})" if holder is not None else "")
+            )
+        try:
+            host = await WorldHost.load(
+                rec.name,
+                self.store,
+                lease,
+                adapters=adapters,
+                config=self.config.world,
+                runtime_kw=kw,
+                acked_seq=rec.acked_seq,
+                adapter_name=rec.adapter,
+            )
+        except BaseException:
+            await self.leases.release(lease)
+            raise
         self.worlds[rec.name] = host
         return host
+
+    def _lost(self, name: str, fence: int, why: StoreError) -> None:
+        """The database refused rows of world ``name`` written under ``fence`` (another node
+        took it over, or the commit failed): what this node holds of it in memory is stale.
+        Unload it without saving and close its connections; a client that reconnects gets
+        it loaded again from the database (or refused, while another node owns it)."""
+        host = self.worlds.get(name)
+        if host is None or host.lease.fence != fence or self._closing:
+            return
+        del self.worlds[name]
+        assert self.leases is not None
+        if self.leases.held.get(name) == host.lease:
+            del self.leases.held[name]
+        log.warning("World %r is unloaded: %s. Its clients are disconnected.", name, why)
+        from adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
+
+        gone = [(s.sid, s.adapter.ns) for s in self.sessions.values() if s.host is host]
+        gone += [(v.sid, DASHBOARD) for v in self.dashboards.viewers.values() if v.world == name]
+
+        async def unload() -> None:
+            for sid, ns in gone:
+                with contextlib.suppress(Exception):
+                    await self.transport.disconnect(sid, ns)
+            try:
+                await host.stop(snapshot=False)
+            except Exception:
+                log.exception("World %r did not stop cleanly", name)
+
+        self._sleeping[name] = task = asyncio.ensure_future(unload())
+        task.add_done_callback(
+            lambda t: self._sleeping.pop(name) if self._sleeping.get(name) is t else None
+        )
 
     async def _world(self, name: str) -> WorldHost | None:
         """A hosted world, woken if it sleeps; one created (``vttbridge world create``) while
@@ -408,14 +468,14 @@ class Bridge:
         if host is not None:
             host.keep_awake()
             return host
-        assert self.reader is not None
+        assert self.store is not None
         sleeping = self._sleeping.get(name)
         if sleeping is not None:  # being saved: wake it from that snapshot, not before
             with contextlib.suppress(Exception):
                 await asyncio.shield(sleeping)
         task = self._loading.get(name)
         if task is None:
-            rec = await self.reader.run(lambda s: s.world(name))
+            rec = await self.store.world(name)
             if rec is None:
                 return None
             if name in self.worlds:
@@ -458,8 +518,9 @@ class Bridge:
         async def sleep() -> None:
             try:
                 await host.stop(snapshot=True)
-                assert self.writer is not None
-                await self.writer.barrier()
+                await host.log.barrier()
+                assert self.leases is not None
+                await self.leases.release(host.lease)
                 log.info(
                     "World %r saved and asleep (no client for %s); it wakes when a client "
                     "connects.",
@@ -492,8 +553,8 @@ class Bridge:
                 f"{text}; try again in {math.ceil(wait)} s.",
                 retry_after=wait,
             )
-        assert self.reader is not None
-        rec = await self.reader.run(lambda s: s.world(name))
+        assert self.store is not None
+        rec = await self.store.world(name)
         if rec is None:
             self.attempts.failed(address, None)
             raise Refused(
@@ -521,8 +582,8 @@ class Bridge:
         writer's next transaction; only if the hash is still ``stored``)."""
         new = keys.hash_key(key)
         self._rehashed[stored] = new
-        assert self.writer is not None
-        self.writer.rehash(name, role, stored, new)
+        assert self.store is not None
+        self.store.rehash(name, role, stored, new)
         log.info("World %r: its %s key hash was upgraded to the fast form.", name, role)
 
     async def _role(self, name: str, key: str, address: str = "") -> str | None:
@@ -543,10 +604,10 @@ class Bridge:
         while True:
             await asyncio.sleep(self.config.key_check_interval)
             viewers = self.dashboards.viewers
-            if not (self.sessions or viewers) or self.reader is None:
+            if not (self.sessions or viewers) or self.store is None:
                 continue
             try:
-                hashes = await self.reader.run(lambda s: s.key_hashes())
+                hashes = await self.store.key_hashes()
             except Exception as e:  # the next look will do
                 log.warning("Could not read the world keys to check them: %s", e)
                 continue
@@ -679,8 +740,7 @@ class Bridge:
                 a.last_seq = host.published
             if host.adapter is not adapter:
                 host.adapter = adapter
-                assert self.writer is not None
-                self.writer.linked(host.name, adapter.name)
+                host.log.linked(adapter.name)
             cursor = a.last_seq if a.last_seq is not None else host.acked_seq
         else:
             cursor = a.last_seq if a.last_seq is not None else host.published
@@ -846,8 +906,7 @@ class Bridge:
         return "\n".join(lines) + "\n"
 
     def health(self) -> tuple[int, dict[str, Any]]:
-        writer = self.writer
-        failed = writer.failed if writer is not None else None
+        failed = self.store.failed if self.store is not None else None
         body: dict[str, Any] = {
             "ok": failed is None and not self._closing,
             "protocol": PROTOCOL_VERSION,
@@ -1129,11 +1188,8 @@ def create_world(database: str | Path, name: str, options: dict | None = None) -
     if options:
         Options.model_validate(options)
     gm, obs = keys.new_key("gm"), keys.new_key("observer")
-    store = Store(database)
-    try:
-        store.create_world(name, keys.hash_key(gm), keys.hash_key(obs), options)
-    finally:
-        store.close()
+    gm_hash, obs_hash = keys.hash_key(gm), keys.hash_key(obs)
+    run_blocking(database, lambda store: store.create_world(name, gm_hash, obs_hash, options))
     return gm, obs
 
 

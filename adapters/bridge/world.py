@@ -5,9 +5,9 @@ The life of an inbound event, all in the task that reads its connection::
 
     handle(): dedup --> the runtime's lock (FIFO: arrival order)
         --> adapter.translate_in (against the current world) --> runtime.process
-        --> journal: log rows + commands queued to the writer --> lock released
-        --> the writer commits (one transaction for every world, once a turn of the loop
-            brings no more rows: LogWriter._turn_passed)
+        --> journal: log rows + commands queued to the world's log --> lock released
+        --> the store commits (one transaction for every world, once a turn of the loop
+            brings no more rows: storage/groupcommit.py)
         --> ack {"ok": true, "seq"}; commands published
 
 Nothing waits for the disk while holding the lock: the next event is processed while the
@@ -25,7 +25,6 @@ import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Coroutine, Generator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from pydantic import ValidationError
 
 from adapters.base import Adapter, Command, Inbound, TranslationError
 from adapters.bridge.protocol import ErrorCode, ack_error, validation_ack
-from adapters.bridge.store import LogWriter, Store, StoreError
+from adapters.bridge.storage import Lease, NotOwner, Storage, StoreError
 from sdk.clock import Handle, SystemClock
 from sdk.effects import PostChat
 from sdk.errors import EventRejected
@@ -146,8 +145,8 @@ class WorldHost:
         self,
         name: str,
         runtime: WorldRuntime,
-        writer: LogWriter,
-        reader: Reader,
+        store: Storage,
+        lease: Lease,
         *,
         adapters: dict[str, Adapter],
         config: WorldConfig,
@@ -157,8 +156,10 @@ class WorldHost:
     ) -> None:
         self.name = name
         self.runtime = runtime
-        self.writer = writer
-        self.reader = reader
+        self.store = store
+        self.lease = lease
+        self.log = store.log(lease)
+        """Where this world's rows go, under its lease (a takeover refuses them)."""
         self.adapters = adapters
         self.config = config
         self.clock = clock
@@ -199,8 +200,8 @@ class WorldHost:
     async def load(
         cls,
         name: str,
-        writer: LogWriter,
-        reader: Reader,
+        store: Storage,
+        lease: Lease,
         *,
         adapters: dict[str, Adapter],
         config: WorldConfig,
@@ -209,9 +210,10 @@ class WorldHost:
         adapter_name: str | None = None,
     ) -> WorldHost:
         """Rebuild a world: its last snapshot, then every event logged after it. Commands the
-        replay produces are not sent again (the log already holds the ones sent)."""
+        replay produces are not sent again (the log already holds the ones sent). Read only
+        once ``lease`` is held: every write of an earlier owner is in the database by then."""
         clock = GatedClock()
-        snap = await reader.run(lambda s: s.latest_snapshot(name))
+        snap = await store.latest_snapshot(name)
         kw = dict(runtime_kw, clock=clock)
         if snap is not None:
             base, data = snap
@@ -222,12 +224,12 @@ class WorldHost:
         else:
             base = 0
             runtime = WorldRuntime(name, **kw)
-        last = await reader.run(lambda s: s.last_seq(name))
+        last = await store.last_seq(name)
         host = cls(
             name,
             runtime,
-            writer,
-            reader,
+            store,
+            lease,
             adapters=adapters,
             config=config,
             clock=clock,
@@ -236,9 +238,8 @@ class WorldHost:
         )
         if adapter_name:
             host.adapter = adapters.get(adapter_name)
-        recent = await reader.run(lambda s: s.recent_event_ids(name, config.dedup_window))
-        host._seen.update(recent)
-        host._suspects = await reader.run(lambda s: s.suspects(name))
+        host._seen.update(await store.recent_event_ids(name, config.dedup_window))
+        host._suspects = await store.suspects(name)
         runtime.on_overrun = host._mark_suspect
         host._unsubscribe = [runtime.add_journal(host._journal), runtime.on_effects(host._effects)]
         await runtime.start()
@@ -260,9 +261,7 @@ class WorldHost:
     async def _replay(self, after: int) -> int:
         count, cursor = 0, after
         while True:
-            rows = await self.reader.run(
-                lambda s, c=cursor: s.log_after(self.name, c, kind="event", limit=1000)
-            )
+            rows = await self.store.log_after(self.name, cursor, kind="event", limit=1000)
             if not rows:
                 return count
             for row in rows:
@@ -364,7 +363,7 @@ class WorldHost:
             return accepted
         job, ack = accepted
         try:  # acknowledged only once the writer has committed the event's rows
-            await self.writer.barrier()
+            await self.log.barrier()
         except Exception as exc:
             return self._settle(job, ack, exc)
         return self._settle(job, ack, None)
@@ -383,11 +382,11 @@ class WorldHost:
             job, ack = result
 
             def committed(error: BaseException | None) -> None:
-                if error is not None:
+                if error is not None and not isinstance(error, StoreError):
                     error = StoreError(f"the database cannot be written: {error}")
                 reply(self._settle(job, ack, error))
 
-            self.writer.after_commit(committed)
+            self.log.after_commit(committed)
 
         run_eagerly(self._accept(adapter, event, payload), accepted, f"World {self.name!r}")
 
@@ -450,11 +449,7 @@ class WorldHost:
             return
         where = f"{Path(guard.where[0]).name}:{guard.where[1]}" if guard.where else "a script"
         try:
-            store = Store(self.reader.path)
-            try:
-                store.mark_suspect(self.name, job.event_id, job.event, where)
-            finally:
-                store.close()
+            self.store.mark_suspect_now(self.name, job.event_id, job.event, where)
         except Exception:
             log.exception("World %r: cannot mark event %r suspect", self.name, job.event_id)
             return
@@ -482,7 +477,13 @@ class WorldHost:
 
     def _settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
         """The ack of a job whose rows were committed (or could not be: ``error``)."""
-        if error is not None:
+        if isinstance(error, NotOwner):
+            ack = ack_error(
+                ErrorCode.WORLD_UNAVAILABLE,
+                f"World {self.name!r} is now served by another node; this event was not "
+                "saved: reconnect and send it again.",
+            )
+        elif error is not None:
             ack = ack_error(
                 ErrorCode.INTERNAL,
                 f"The server could not save this event ({error}); it was not "
@@ -559,10 +560,9 @@ class WorldHost:
             + ",".join(f.model_dump_json() for f in effects)
             + "]}"
         )
-        self.writer.event(
-            self.name, seq, job.event_id if from_job else None,
-            job.event if from_job else event.source, body,
-        )  # fmt: skip
+        self.log.event(
+            seq, job.event_id if from_job else None, job.event if from_job else event.source, body
+        )
         self._commands(effects)
         self.events_since_snapshot += 1
         self.last_event_at = time.monotonic()
@@ -602,11 +602,11 @@ class WorldHost:
                 if cmd.options is not None:
                     msg["options"] = cmd.options
                 body = cmd.model_dump_json(exclude_none=True, exclude={"op"})
-                self.writer.command(self.name, self.seq, cmd.op, body)
+                self.log.command(self.seq, cmd.op, body)
                 self._pending.append(msg)
                 last = self.seq
         if last is not None:
-            self.writer.after_commit(lambda exc, upto=last: self._publish(upto, exc))
+            self.log.after_commit(lambda exc, upto=last: self._publish(upto, exc))
 
     def snapshot_if_quiet(self, quiet: float) -> bool:
         """Snapshot now if events came since the last one and none for ``quiet`` seconds.
@@ -624,7 +624,7 @@ class WorldHost:
     def _snapshot(self) -> None:
         import json
 
-        self.writer.snapshot(self.name, self.seq, json.dumps(self.runtime.snapshot()))
+        self.log.snapshot(self.seq, json.dumps(self.runtime.snapshot()))
         self.events_since_snapshot = 0
 
     # -- outbound ------------------------------------------------------------------------------
@@ -647,7 +647,7 @@ class WorldHost:
             seqs = [m["seq"] for m in self._recent]
             i = bisect.bisect_right(seqs, cursor)
             return list(self._recent)[i : i + limit]
-        rows = await self.reader.run(lambda s: s.commands_after(self.name, cursor, limit))
+        rows = await self.store.log_after(self.name, cursor, kind="command", limit=limit)
         out = []
         for r in rows:
             if r.seq > self.published:
@@ -663,17 +663,12 @@ class WorldHost:
             return 0
         if cursor >= self._recent_floor:
             return sum(1 for m in self._recent if m["seq"] > cursor)
-        return await self.reader.run(
-            lambda s: s.conn.execute(
-                "SELECT count(*) FROM log WHERE world=? AND kind='command' AND seq>? AND seq<=?",
-                (self.name, cursor, self.published),
-            ).fetchone()[0]
-        )
+        return await self.store.count_commands(self.name, cursor, self.published)
 
     def command_acked(self, seq: int) -> None:
         if seq > self.acked_seq:
             self.acked_seq = seq
-            self.writer.acked(self.name, seq)
+            self.log.acked(seq)
 
     # -- reading -------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -682,33 +677,6 @@ class WorldHost:
         view["linked_vtt"] = self.adapter.name if self.adapter else None
         view["clients"] = len(self.subscribers)
         return view
-
-
-class Reader:
-    """Reads the database off the event loop: one thread, one connection (sqlite3 objects stay
-    in the thread that uses them)."""
-
-    def __init__(self, path: Any) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
-        self._path = path
-        self.path = path
-        self._store: Store | None = None
-
-    def _with_store(self, fn: Callable[[Store], Any]) -> Any:
-        if self._store is None:
-            self._store = Store(self._path)
-        return fn(self._store)
-
-    async def run(self, fn: Callable[[Store], Any]) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self._with_store, fn)
-
-    def close(self) -> None:
-        def shut() -> None:
-            if self._store is not None:
-                self._store.close()
-
-        self._pool.submit(shut).result()
-        self._pool.shutdown()
 
 
 def run_eagerly(coro: Coroutine[Any, Any, Any], done: Callable[[Any], None], what: str) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from adapters.bridge import keys
 from adapters.bridge.cli import main
-from adapters.bridge.store import Store
+from adapters.bridge.storage import run_blocking
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +32,7 @@ def test_world_create_list_and_reset(tmp_path, capsys):
     assert code == 0
     gm = re.search(r"GM key.*:\s+(vtt_gm_\S+)", out).group(1)
     obs = re.search(r"observer key.*:\s+(vtt_obs_\S+)", out).group(1)
-    rec = Store(db).world("campaign")
+    rec = run_blocking(db, lambda s: s.world("campaign"))
     assert keys.verify_key(gm, rec.gm_key_hash) and keys.verify_key(obs, rec.observer_key_hash)
     assert rec.options == {"system": "foe", "tie_break": "gm"}
 
@@ -48,7 +48,7 @@ def test_world_create_list_and_reset(tmp_path, capsys):
 
     code, out, _ = run(capsys, "world", "reset-key", "campaign", "--db", db)
     new_gm = re.search(r"GM key:\s+(vtt_gm_\S+)", out).group(1)
-    rec = Store(db).world("campaign")
+    rec = run_blocking(db, lambda s: s.world("campaign"))
     assert keys.verify_key(new_gm, rec.gm_key_hash) and not keys.verify_key(gm, rec.gm_key_hash)
 
 
