@@ -31,7 +31,7 @@ BACKENDS = ["sqlite", "postgresql"]
 
 
 def _missing(what: str) -> None:
-    text = f"{what} (`eval \"$(.ci/services start /tmp/vttbridge-services)\"` starts one)"
+    text = f'{what} (`eval "$(.ci/services start /tmp/vttbridge-services)"` starts one)'
     if os.environ.get("VTTBRIDGE_CI"):
         pytest.fail(f"CI needs this server: {text}", pytrace=False)
     pytest.skip(text)

@@ -1,4 +1,5 @@
-"""Fixtures: a real bridge on a free port, real python-socketio clients, a temp SQLite file (or\na schema of the test PostgreSQL: ``database``)."""
+"""Fixtures: a real bridge on a free port, real python-socketio clients, a temp SQLite file (or
+a schema of the test PostgreSQL: ``database``)."""
 
 from __future__ import annotations
 
