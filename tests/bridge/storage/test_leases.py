@@ -134,21 +134,23 @@ async def test_a_takeover_waits_for_the_commit_in_flight(pg_nodes, postgres_url)
     # Another session holds seq 1 of world w, uncommitted: node-a's insert of seq 1 waits on it
     # with the lease row already locked, a commit in flight for as long as we like.
     blocker = await asyncpg.connect(parse(database)[1])
-    hold = blocker.transaction()
-    await hold.start()
-    await blocker.execute("INSERT INTO log VALUES ('w', 1, 'event', 'blocker', 'x', '{}', 0, 0)")
-    log_a = a.log(lease)
-    log_a.event(1, "e1", "tokenMoved", json.dumps({"event": {}}))
-    committed = log_a.barrier()
-    await waiting_on_a_lock(database, "INSERT INTO log")
-    takeover = asyncio.ensure_future(b.acquire("w", "node-b", 30))
-    await waiting_on_a_lock(database, "INSERT INTO leases")
-    assert not committed.done() and not takeover.done()
+    try:
+        hold = blocker.transaction()
+        await hold.start()
+        await blocker.execute("INSERT INTO log VALUES ('w', 1, 'event', 'b', 'x', '{}', 0, 0)")
+        log_a = a.log(lease)
+        log_a.event(1, "e1", "tokenMoved", json.dumps({"event": {}}))
+        committed = log_a.barrier()
+        await waiting_on_a_lock(database, "INSERT INTO log")
+        takeover = asyncio.ensure_future(b.acquire("w", "node-b", 30))
+        await waiting_on_a_lock(database, "INSERT INTO leases")
+        assert not committed.done() and not takeover.done()
 
-    await hold.rollback()  # node-a's insert goes on, its commit ends; then the takeover
-    await committed
-    new = await takeover
-    await blocker.close()
+        await hold.rollback()  # node-a's insert goes on, its commit ends; then the takeover
+        await committed
+        new = await takeover
+    finally:
+        await blocker.close()  # a failed test must not leave node-a's commit stuck
     assert new is not None and new.fence == lease.fence + 1
     assert [(r.event_id, r.fence) for r in await b.log_after("w", 0)] == [("e1", lease.fence)]
     log_a.event(2, "e2", "tokenMoved", "{}")
