@@ -11,7 +11,7 @@ import socketio
 
 from adapters.bridge.server import create_world
 from adapters.bridge.storage import run_blocking
-from tests.bridge.conftest import TableClient, printed, scene, start_serve
+from tests.bridge.conftest import CLIENT, TableClient, printed, refused, scene, start_serve
 
 
 def move(i: int) -> dict:
@@ -61,9 +61,12 @@ async def test_a_paused_owner_is_fenced_out(postgres_url):
         except Exception:  # node-a closed the connection first: nothing acknowledged
             ack = {"ok": False}
         assert ack["ok"] is False, ack
-        print("late ack:", ack)
         # refused by the fence (not by a seq already taken: the database's own guard)
         await printed(out_a, "World 'table1' is unloaded: world 'table1' is no longer owned")
+
+        # node-a does not take it back while node-b holds it
+        message, data = await refused(url_a, {"world": "table1", "key": key, "client": CLIENT})
+        assert data.get("code") == "world_unavailable" and "node-b" in message, message
 
         # the world carries on at node-b, and the log shows one owner at a time
         ack = await at_b.send("tokenMoved", move(10))

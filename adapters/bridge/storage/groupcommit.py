@@ -61,21 +61,16 @@ class _Barrier:
     """A world's barrier also fails when that world's rows were refused."""
 
 
-@dataclass
 class Batch:
     """A batch sorted for its commit: the rows by op (ops in order of first appearance:
     reordering inside one transaction is invisible to readers, and the only order that
     matters, a snapshot before the pruning of older ones, is kept within the op), the claims
     of its fenced rows, and its barriers."""
 
-    groups: dict[str, list[tuple]]
-    claims: set[Claim]
-    barriers: list[_Barrier]
+    __slots__ = ("barriers", "claims", "groups")
 
-    @classmethod
-    def of(cls, chunks: Iterable[list[Any]]) -> Batch:
+    def __init__(self, chunks: Iterable[list[Any]]) -> None:
         groups: dict[str, list[tuple]] = {}
-        claims: set[Claim] = set()
         barriers: list[_Barrier] = []
         for chunk in chunks:
             for it in chunk:
@@ -87,13 +82,14 @@ class Batch:
                 if rows is None:
                     rows = groups[op] = []
                 rows.append(params)
-                if op in FENCED:
-                    claims.add((params[0], params[-1]))
-        return cls(groups, claims, barriers)
+        self.groups, self.barriers = groups, barriers
+        self.claims: set[Claim] = {
+            (p[0], p[-1]) for op in FENCED if op in groups for p in groups[op]
+        }
 
     @property
     def rows(self) -> int:
-        return sum(len(r) for r in self.groups.values())
+        return sum(map(len, self.groups.values()))
 
     def drop(self, stale: Iterable[Claim]) -> None:
         """Leave out the fenced rows of ``stale`` claims."""

@@ -363,9 +363,8 @@ class SqliteWriter(GroupCommit):
 
     def _commit(self, chunks: list[list[Any]]) -> None:
         """Write ``chunks`` in one transaction, then settle their barriers."""
-        batch = Batch.of(chunks)
-        fences = self.fences
-        refused = batch.refused(fences) if any(fences.get(w) != f for w, f in batch.claims) else {}
+        batch = Batch(chunks)
+        refused = batch.refused(self.fences)
         if refused:
             batch.drop(refused)
         error: BaseException | None = None

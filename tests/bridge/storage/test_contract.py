@@ -75,6 +75,23 @@ async def test_the_log_keeps_events_and_commands_in_one_sequence(store: Storage)
     assert (summary.name, summary.events, summary.commands, summary.last_seq) == ("w", 8, 3, 11)
 
 
+async def test_a_large_batch_is_written_whole(store: Storage):
+    """Hundreds of rows in one turn (a restart's bulk; PostgreSQL sends these by COPY)."""
+    names = [f"w{i}" for i in range(3)]
+    logs = []
+    for name in names:
+        await store.create_world(name, "gm", "obs")
+        logs.append(store.log(await store.acquire(name, "node-a", 30)))
+    for seq in range(1, 301):
+        for log in logs:
+            log.event(seq, f"e{seq}", "tokenMoved", json.dumps({"event": {"seq": seq}}))
+    await asyncio.gather(*(log.barrier() for log in logs))
+    for name in names:
+        rows = await store.log_after(name, 0)
+        assert [r.seq for r in rows] == list(range(1, 301))
+        assert rows[-1].body == {"event": {"seq": 300}} and rows[-1].event_id == "e300"
+
+
 async def test_a_seq_is_written_once(store: Storage):
     """The log is append-only: a row for a seq already logged fails the commit."""
     await store.create_world("w", "gm", "obs")
