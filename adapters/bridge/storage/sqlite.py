@@ -231,13 +231,15 @@ class SqliteDatabase:
 
     # -- leases ------------------------------------------------------------------------------
     def next_fence(self, world: str, node: str, expires: float) -> int:
-        """Count one more owner of ``world`` and return its fence."""
-        return self.conn.execute(
+        """Count one more owner of ``world`` and return its fence (every row fetched: the
+        statement, and so its write, ends here)."""
+        ((fence,),) = self.conn.execute(
             "INSERT INTO leases (world, node, fence, expires) VALUES (?, ?, 1, ?)"
             " ON CONFLICT (world) DO UPDATE SET node=excluded.node, fence=fence+1,"
             " expires=excluded.expires RETURNING fence",
             (world, node, expires),
-        ).fetchone()[0]
+        ).fetchall()
+        return fence
 
 
 def _latest_ids(rows: Iterable[tuple[str, int]], limit: int) -> list[tuple[str, int]]:
