@@ -63,7 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.bridge import keys  # noqa: E402
-from adapters.bridge.store import Store  # noqa: E402
+from adapters.bridge.storage import run_blocking  # noqa: E402
 
 NS = "/minitable"
 CLIENT = {"name": "bench", "version": "1"}
@@ -257,16 +257,14 @@ def rss_mb(pid: int) -> float:
 
 def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
     """Worlds with their keys stored as ``vttbridge world create`` stores them."""
-    store = Store(db)
-    out = {}
-    try:
-        for name in names:
-            key = keys.new_key()
+    out = {name: keys.new_key() for name in names}
+
+    async def create(store) -> None:
+        for name, key in out.items():
             h = keys.hash_key(key)
-            store.create_world(name, h, h, {"system": "foe"})
-            out[name] = key
-    finally:
-        store.close()
+            await store.create_world(name, h, h, {"system": "foe"})
+
+    run_blocking(db, create)
     return out
 
 

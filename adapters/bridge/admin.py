@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from adapters.bridge import keys
-from adapters.bridge.store import Store, StoreError
+from adapters.bridge.storage import StoreError, run_blocking
 from rules.options import Options
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -20,11 +20,8 @@ def create_world(database: str | Path, name: str, options: dict | None = None) -
     if options:
         Options.model_validate(options)
     gm, obs = keys.new_key("gm"), keys.new_key("observer")
-    store = Store(database)
-    try:
-        store.create_world(name, keys.hash_key(gm), keys.hash_key(obs), options)
-    finally:
-        store.close()
+    gm_hash, obs_hash = keys.hash_key(gm), keys.hash_key(obs)
+    run_blocking(database, lambda store: store.create_world(name, gm_hash, obs_hash, options))
     return gm, obs
 
 
@@ -32,11 +29,8 @@ def reset_keys(database: str | Path, name: str) -> tuple[str, str]:
     """Give world ``name`` new keys; returns them (GM key, observer key). The old ones fail at
     once, and a running bridge closes their connections (``auth.py``, the key watch)."""
     gm, obs = keys.new_key("gm"), keys.new_key("observer")
-    store = Store(database)
-    try:
-        store.set_key_hashes(name, keys.hash_key(gm), keys.hash_key(obs))
-    finally:
-        store.close()
+    hashes = keys.hash_key(gm), keys.hash_key(obs)
+    run_blocking(database, lambda store: store.set_key_hashes(name, *hashes))
     return gm, obs
 
 

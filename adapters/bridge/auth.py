@@ -105,9 +105,9 @@ class Authenticator:
                 f"{text}; try again in {math.ceil(wait)} s.",
                 retry_after=wait,
             )
-        reader = self.hosting.reader
-        assert reader is not None
-        rec = await reader.run(lambda s: s.world(name))
+        store = self.hosting.store
+        assert store is not None
+        rec = await store.world(name)
         if rec is None:
             self.attempts.failed(address, None)
             raise Refused(
@@ -135,9 +135,9 @@ class Authenticator:
         writer's next transaction; only if the hash is still ``stored``)."""
         new = keys.hash_key(key)
         self._rehashed[stored] = new
-        writer = self.hosting.writer
-        assert writer is not None
-        writer.rehash(name, role, stored, new)
+        store = self.hosting.store
+        assert store is not None
+        store.rehash(name, role, stored, new)
         log.info("World %r: its %s key hash was upgraded to the fast form.", name, role)
 
     async def authenticate(self, auth: Any, address: str = "") -> Admitted:
@@ -194,11 +194,11 @@ class Authenticator:
         while True:
             await asyncio.sleep(interval)
             connections = opened()
-            reader = self.hosting.reader
-            if not connections or reader is None:
+            store = self.hosting.store
+            if not connections or store is None:
                 continue
             try:
-                hashes = await reader.run(lambda s: s.key_hashes())
+                hashes = await store.key_hashes()
             except Exception as e:  # the next look will do
                 log.warning("Could not read the world keys to check them: %s", e)
                 continue

@@ -1,6 +1,7 @@
 """The ``vttbridge`` command: serve worlds, manage them, publish schemas, play the rules demo.
 
 vttbridge serve                      # 127.0.0.1:8787, ./vttbridge.sqlite3, world "default"
+vttbridge serve --db postgresql://vttbridge@db.example/vttbridge
 vttbridge world create NAME          # prints the new world's GM key and observer key, once
 vttbridge world list
 vttbridge schema --out schemas/
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from adapters.base import AdapterRegistry, registry
-from adapters.bridge.store import Store, StoreError
+from adapters.bridge.storage import Storage, StoreError, describe, run_blocking
 
 DEFAULT_DB = "vttbridge.sqlite3"
 DEFAULT_WORLD = "default"
@@ -45,10 +46,12 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 def _add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
-        metavar="PATH",
+        metavar="PATH|URL",
         default=_db_default(),
-        help="SQLite file holding the worlds, their logs and snapshots (created if missing; "
-        "default: $VTTBRIDGE_DB or ./%(default)s)",
+        help="where the worlds, their keys, logs and snapshots are kept: a SQLite file "
+        "(created if missing; also sqlite:///PATH) or a PostgreSQL database, "
+        "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its tables are created or "
+        "upgraded at the first use). Default: $VTTBRIDGE_DB or ./%(default)s",
     )
 
 
@@ -70,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         "GMs watch a world on its dashboard (/) and install the companions from it "
         "(/foundry/module.json, /roll20/VTTBridge.js, /roll20/vttbridge-relay.user.js), tools "
         "read world state over HTTP. On first start a world named 'default' is created and its "
-        "keys printed. Stop with Ctrl-C: every world is saved.",
+        "keys printed. Stop with Ctrl-C: every world is saved. The worlds live in a SQLite file "
+        "(the default) or in PostgreSQL (--db postgresql://...); see docs/deployment.md.",
         formatter_class=_Help,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all)")
@@ -168,14 +172,32 @@ def build_parser() -> argparse.ArgumentParser:
         "server many clients use at once: about 1.35x the events per second at 100 clients "
         "on 2 cores; a single client's round trip is ~0.07 ms slower",
     )
+    serve.add_argument(
+        "--node-id",
+        default=None,
+        metavar="NAME",
+        help="this server's name among the servers sharing one PostgreSQL database, which "
+        "hold each world in turn (a lease); a server restarted under the same name takes its "
+        "worlds back at once, so never give two running servers one name (default: the host "
+        "name and --port)",
+    )
+    serve.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="how long a server's hold on a world lasts without being renewed (every third "
+        "of it): the worlds of a server that died wait this long before another may take them",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
     # -- world -------------------------------------------------------------------------------
     world = sub.add_parser(
         "world",
         help="create and list worlds",
-        description="Manage the worlds a server hosts. Works while the server runs: a world "
-        "created now can be linked at once.",
+        description="Manage the worlds a server hosts, in its database (--db: a SQLite file "
+        "or a postgresql:// URL). Works while the server runs: a world created now can be "
+        "linked at once; a key reset closes the old key's connections within 2 s.",
     )
     wsub = world.add_subparsers(dest="world_command", metavar="ACTION", required=True)
     create = wsub.add_parser(
@@ -294,14 +316,17 @@ def cmd_world(args: argparse.Namespace) -> int:
                 return 2
             _print_keys(args.name, gm, obs)
         elif args.world_command == "list":
-            store = Store(args.db)
-            try:
-                rows = store.summaries()
-                records = {r.name: r for r in store.worlds()}
-            finally:
-                store.close()
+
+            async def read(store: Storage) -> tuple[list, list]:
+                return await store.summaries(), await store.worlds()
+
+            rows, listed = run_blocking(args.db, read)
+            records = {r.name: r for r in listed}
             if not rows:
-                print(f"No worlds in {args.db}. Create one with: vttbridge world create NAME")
+                print(
+                    f"No worlds in {describe(args.db)}. Create one with: vttbridge world "
+                    "create NAME"
+                )
                 return 0
             print(f"{'WORLD':<24} {'SYSTEM':<9} {'VTT':<10} {'EVENTS':>7} {'COMMANDS':>8}  LAST")
             for s in rows:
@@ -351,12 +376,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"vttbridge: cannot load --script {script}: {e}", file=sys.stderr)
             return 2
     try:
-        store = Store(args.db)
-        try:
-            empty = not store.worlds()
-        finally:
-            store.close()
-        if empty and not args.no_default_world:
+
+        async def empty(store: Storage) -> bool:
+            return not await store.worlds()
+
+        if run_blocking(args.db, empty) and not args.no_default_world:
             gm, obs = create_world(args.db, DEFAULT_WORLD)
             _print_keys(DEFAULT_WORLD, gm, obs)
             print(f"  (link it: world {DEFAULT_WORLD!r}, this GM key, server URL below)")
@@ -381,6 +405,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         world_rate=args.world_rate,
         world_burst=args.world_burst,
         durability=args.durability,
+        node=args.node_id,
+        lease_ttl=max(1.0, args.lease_ttl),
         cors=args.allow_origin or "*",
         world=WorldConfig(
             snapshot_every=max(1, args.snapshot_every), sleep_after=max(0.0, args.sleep_after)

@@ -35,6 +35,12 @@ class BridgeConfig:
     """Everything ``vttbridge serve`` can set. Defaults are the documented CLI defaults."""
 
     database: str | Path = "vttbridge.sqlite3"
+    """A SQLite file, or a ``postgresql://`` URL (``adapters/bridge/storage``)."""
+    node: str | None = None
+    """This node's name among those sharing a database (None: the host name and port)."""
+    lease_ttl: float = 15.0
+    """Seconds a world's lease lasts unrenewed: how long the worlds of a node that died wait
+    before another node may take them (renewed every third of it)."""
     host: str = "127.0.0.1"
     port: int = 8787
     scripts: list[str] = field(default_factory=list)

@@ -38,7 +38,7 @@ from adapters.base import Adapter
 from adapters.bridge.link import Link
 from adapters.bridge.protocol import Ack, ErrorCode, ack_error
 from adapters.bridge.server import Bridge
-from adapters.bridge.store import StoreError
+from adapters.bridge.storage import StoreError
 from adapters.bridge.worldhost import Job
 
 log = logging.getLogger("vttbridge")
@@ -113,10 +113,10 @@ async def _serve(bridge: Bridge, read_fd: int, write_fd: int) -> int:
         # The events of one read from the pipe are committed together, at once, and their acks
         # leave in one write: the socket process gets them before the engine reads more (left
         # to the end of the loop's turn, the commit would wait for the next read's events).
-        writer = bridge.writer
-        if writer is not None and writer.pending:
-            writer.after_commit(lambda _error: link.flush())
-            writer.commit_now()
+        store = bridge.store
+        if store is not None and store.pending:
+            store.after_commit(lambda _error: link.flush())
+            store.commit_now()
 
     async def stop(snapshot: bool) -> None:
         await bridge.stop(snapshot=snapshot)
@@ -181,11 +181,11 @@ def receive_eagerly(
         job, ack = result
 
         def committed(error: BaseException | None) -> None:
-            if error is not None:
+            if error is not None and not isinstance(error, StoreError):
                 error = StoreError(f"the database cannot be written: {error}")
             reply(host.settle(job, ack, error))
 
-        host.writer.after_commit(committed)
+        host.log.after_commit(committed)
 
     run_eagerly(host.accept(adapter, event, payload), accepted, f"World {host.name!r}")
 

@@ -31,7 +31,7 @@ from adapters.bridge.process import announce, listen_app, stop_signal, until_sig
 from adapters.bridge.protocol import ErrorCode, ack_error
 from adapters.bridge.server import Bridge
 from adapters.bridge.sockets import SioTransport, client_address, connect_answer, new_socket_server
-from adapters.bridge.store import StoreError
+from adapters.bridge.storage import StoreError
 
 log = logging.getLogger("vttbridge")
 

@@ -1,8 +1,10 @@
 """The worlds a bridge holds in memory: each loaded from the database (its snapshot, then its
 log), woken on first use, snapshotted when quiet, put to sleep when idle (``--sleep-after``).
 
-:class:`Hosting` owns the database handles the hosted worlds share: the one
-:class:`~adapters.bridge.store.LogWriter` and the one :class:`~adapters.bridge.store.Reader`.
+:class:`Hosting` owns the database the hosted worlds share
+(:class:`~adapters.bridge.storage.Storage`) and this node's world leases
+(:class:`~adapters.bridge.storage.LeaseKeeper`): a world is loaded only under its lease, and
+unloaded without saving when the database refuses its rows (another node took it over).
 """
 
 from __future__ import annotations
@@ -10,13 +12,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from adapters.base import Adapter
 from adapters.bridge.config import BridgeConfig
 from adapters.bridge.process import duration, trim_memory
-from adapters.bridge.store import LogWriter, Reader, WorldRecord
+from adapters.bridge.storage import (
+    LeaseKeeper,
+    Storage,
+    StoreError,
+    WorldRecord,
+    default_node_id,
+    open_storage,
+)
 from adapters.bridge.worldhost import WorldHost
 from rules.options import Options
 from sdk.loader import entry_point_sources
@@ -36,8 +45,13 @@ class Hosting:
         self.adapters = adapters
         self.worlds: dict[str, WorldHost] = {}
         """The worlds in memory (not those asleep)."""
-        self.writer: LogWriter | None = None
-        self.reader: Reader | None = None
+        self.store: Storage | None = None
+        self.leases: LeaseKeeper | None = None
+        """The leases of the worlds this node hosts (``storage/leases.py``)."""
+        self.on_unloaded: Callable[[WorldHost], Awaitable[None]] | None = None
+        """Called with a world unloaded because this node lost it (its connections are
+        closed there)."""
+        self.closing = False
         self._loading: dict[str, asyncio.Task] = {}
         self._sleeping: dict[str, asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
@@ -47,11 +61,13 @@ class Hosting:
     async def open(self) -> None:
         """Open the database and rebuild every world in it."""
         cfg = self.config
-        self.writer = LogWriter(cfg.database, durability=cfg.durability)
-        self.reader = Reader(cfg.database)
+        self.store = await open_storage(cfg.database, durability=cfg.durability)
+        self.store.on_lost = self.lost
+        node = cfg.node or default_node_id(cfg.port)
+        self.leases = LeaseKeeper(self.store, node, cfg.lease_ttl, self.lost)
         if cfg.entry_point_scripts:
             self._plugins = entry_point_sources()
-        records = await self.reader.run(lambda s: s.worlds())
+        records = await self.store.worlds()
         for rec in records:
             try:
                 await self._load(rec)
@@ -62,7 +78,7 @@ class Hosting:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
 
     async def _load(self, rec: WorldRecord) -> WorldHost:
-        assert self.writer is not None and self.reader is not None
+        assert self.store is not None and self.leases is not None
         kw: dict[str, Any] = {
             "scripts": list(self.config.scripts),
             "reload_interval": 1.0 if self.config.reload_scripts else None,
@@ -70,18 +86,58 @@ class Hosting:
         }
         if rec.options:
             kw["options"] = Options.model_validate(rec.options)
-        host = await WorldHost.load(
-            rec.name,
-            self.writer,
-            self.reader,
-            adapters={a.name: a for a in self.adapters},
-            config=self.config.world,
-            runtime_kw=kw,
-            acked_seq=rec.acked_seq,
-            adapter_name=rec.adapter,
-        )
+        lease = await self.leases.acquire(rec.name)
+        if lease is None:
+            holder = await self.store.owner(rec.name)
+            raise StoreError(
+                f"world {rec.name!r} is served by another node"
+                + (f" ({holder.node})" if holder is not None else "")
+            )
+        try:
+            host = await WorldHost.load(
+                rec.name,
+                self.store,
+                lease,
+                adapters={a.name: a for a in self.adapters},
+                config=self.config.world,
+                runtime_kw=kw,
+                acked_seq=rec.acked_seq,
+                adapter_name=rec.adapter,
+            )
+        except BaseException:
+            await self.leases.release(lease)
+            raise
         self.worlds[rec.name] = host
         return host
+
+    def lost(self, name: str, fence: int, why: StoreError) -> None:
+        """The database refused rows of world ``name`` written under ``fence`` (another node
+        took it over, or the commit failed): what this node holds of it in memory is stale.
+        Unload it without saving; :attr:`on_unloaded` closes its connections. A client that
+        reconnects gets it loaded again from the database (or refused, while another node
+        owns it)."""
+        host = self.worlds.get(name)
+        if host is None or host.lease.fence != fence or self.closing:
+            return
+        del self.worlds[name]
+        assert self.leases is not None
+        held = self.leases.held.get(name)
+        if held is not None and held.fence == fence:
+            del self.leases.held[name]
+        log.warning("World %r is unloaded: %s. Its clients are disconnected.", name, why)
+
+        async def unload() -> None:
+            try:
+                if self.on_unloaded is not None:
+                    await self.on_unloaded(host)
+                await host.stop(snapshot=False)
+            except Exception:
+                log.exception("World %r did not stop cleanly", name)
+
+        self._sleeping[name] = task = asyncio.ensure_future(unload())
+        task.add_done_callback(
+            lambda t: self._sleeping.pop(name) if self._sleeping.get(name) is t else None
+        )
 
     async def get(self, name: str) -> WorldHost | None:
         """A hosted world, woken if it sleeps; one created (``vttbridge world create``) while
@@ -91,14 +147,14 @@ class Hosting:
         if host is not None:
             host.keep_awake()
             return host
-        assert self.reader is not None
+        assert self.store is not None
         sleeping = self._sleeping.get(name)
         if sleeping is not None:  # being saved: wake it from that snapshot, not before
             with contextlib.suppress(Exception):
                 await asyncio.shield(sleeping)
         task = self._loading.get(name)
         if task is None:
-            rec = await self.reader.run(lambda s: s.world(name))
+            rec = await self.store.world(name)
             if rec is None:
                 return None
             if name in self.worlds:
@@ -141,8 +197,9 @@ class Hosting:
         async def sleep() -> None:
             try:
                 await host.stop(snapshot=True)
-                assert self.writer is not None
-                await self.writer.barrier()
+                await host.log.barrier()
+                assert self.leases is not None
+                await self.leases.release(host.lease)
                 log.info(
                     "World %r saved and asleep (no client for %s); it wakes when a client "
                     "connects.",
@@ -152,9 +209,10 @@ class Hosting:
             except Exception:
                 log.exception("World %r could not be put to sleep cleanly", name)
             finally:
-                self._sleeping.pop(name, None)
+                if self._sleeping.get(name) is task:
+                    del self._sleeping[name]
 
-        self._sleeping[name] = asyncio.ensure_future(sleep())
+        self._sleeping[name] = task = asyncio.ensure_future(sleep())
 
     async def drain(self) -> None:
         """Stop sweeping; wait for the worlds being put to sleep, then for the events every
@@ -167,9 +225,9 @@ class Hosting:
         for host in list(self.worlds.values()):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(host.drain(), 10)
-        if self.writer is not None:
+        if self.store is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.writer.barrier(), 10)
+                await asyncio.wait_for(self.store.barrier(), 10)
 
     async def close(self, *, snapshot: bool = True) -> None:
         """Stop every world (with a final snapshot unless ``snapshot=False``) and close the
@@ -179,7 +237,7 @@ class Hosting:
                 await host.stop(snapshot=snapshot)
             except Exception:
                 log.exception("World %r did not stop cleanly", host.name)
-        if self.writer is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.writer.close)
-        if self.reader is not None:
-            self.reader.close()
+        if self.leases is not None:
+            await self.leases.close()  # after the final snapshots are committed
+        if self.store is not None:
+            await self.store.close()

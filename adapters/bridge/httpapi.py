@@ -49,8 +49,7 @@ class HttpApi:
 
     def health(self) -> tuple[int, dict[str, Any]]:
         b = self.bridge
-        writer = b.writer
-        failed = writer.failed if writer is not None else None
+        failed = b.store.failed if b.store is not None else None
         body: dict[str, Any] = {
             "ok": failed is None and not b.closing,
             "protocol": PROTOCOL_VERSION,

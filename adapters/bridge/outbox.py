@@ -19,7 +19,7 @@ from typing import Any
 import pydantic_core
 
 from adapters.base import Command
-from adapters.bridge.store import LogRow, LogWriter, Reader
+from adapters.bridge.storage import LogRow, Storage, WorldLog
 
 Message = dict[str, Any]
 """A command's wire message."""
@@ -68,8 +68,8 @@ class Outbox:
     def __init__(
         self,
         name: str,
-        writer: LogWriter,
-        reader: Reader,
+        store: Storage,
+        world_log: WorldLog,
         subscribers: dict[str, Subscriber],
         *,
         seq: int,
@@ -77,8 +77,9 @@ class Outbox:
         keep: int,
     ) -> None:
         self.name = name
-        self.writer = writer
-        self.reader = reader
+        self.store = store
+        self.world_log = world_log
+        """Where the commands' rows go, under the world's lease."""
         self.subscribers = subscribers
         self.keep = keep
         self.published = seq
@@ -97,12 +98,12 @@ class Outbox:
 
     def log(self, msg: Message) -> None:
         """Log a command (after its event's row); it is sent once :meth:`publish` is."""
-        self.writer.command(self.name, msg["seq"], msg["op"], row_body(msg))
+        self.world_log.command(msg["seq"], msg["op"], row_body(msg))
         self._pending.append(msg)
 
     def publish(self, upto: int) -> None:
         """Send the commands logged up to seq ``upto`` once the log is committed."""
-        self.writer.after_commit(lambda error: self._published(upto, error))
+        self.world_log.after_commit(lambda error: self._published(upto, error))
 
     def _published(self, upto: int, error: BaseException | None) -> None:
         if error is not None:
@@ -126,7 +127,7 @@ class Outbox:
             seqs = [m["seq"] for m in self._recent]
             i = bisect.bisect_right(seqs, cursor)
             return list(self._recent)[i : i + limit]
-        rows = await self.reader.run(lambda s: s.commands_after(self.name, cursor, limit))
+        rows = await self.store.log_after(self.name, cursor, kind="command", limit=limit)
         return [from_row(r) for r in rows if r.seq <= self.published]
 
     async def count_after(self, cursor: int) -> int:
@@ -136,10 +137,10 @@ class Outbox:
         if cursor >= self._recent_floor:
             return sum(1 for m in self._recent if m["seq"] > cursor)
         upto = self.published
-        return await self.reader.run(lambda s: s.count_commands(self.name, cursor, upto))
+        return await self.store.count_commands(self.name, cursor, upto)
 
     def acked(self, seq: int) -> None:
         """The GM's client acknowledged command ``seq``."""
         if seq > self.acked_seq:
             self.acked_seq = seq
-            self.writer.acked(self.name, seq)
+            self.world_log.acked(seq)

@@ -20,7 +20,8 @@ event through them: ``docs/architecture.md``):
 - ``session.py``: a VTT client's connection: admitted, its events screened (role, rate limits
   of ``ratelimit.py``, the payload model of ``inbound.py``); ``pump.py``: its commands;
 - ``hosting.py``: the worlds in memory (load, wake, sleep); ``worldhost.py``: one world
-  (dedup, arrival order, the journal); ``outbox.py``: its commands; ``store.py``: SQLite;
+  (dedup, arrival order, the journal); ``outbox.py``: its commands; ``storage/``: the
+  database (SQLite or PostgreSQL) and the world leases;
 - ``httpapi.py``: the HTTP endpoints; ``dashboard/``: the GM's page and its namespace;
 - ``process.py``: listening, signals, memory; ``admin.py``: creating worlds.
 
@@ -49,7 +50,7 @@ from adapters.bridge.namespace import AdapterNamespace
 from adapters.bridge.process import announce, listen_app, stop_signal, until_signalled
 from adapters.bridge.session import Sessions
 from adapters.bridge.sockets import SioTransport, Transport, new_socket_server
-from adapters.bridge.store import LogWriter, Reader
+from adapters.bridge.storage import LeaseKeeper, Storage
 from adapters.bridge.worldhost import WorldHost
 
 log = logging.getLogger("vttbridge")
@@ -72,6 +73,7 @@ class Bridge:
         """Set once :meth:`stop` began: new events and connects are refused."""
         self.started_at = time.time()
         self.hosting = Hosting(self.config, self.registry)
+        self.hosting.on_unloaded = self._unloaded
         self.auth = Authenticator(self.config.attempts, self.hosting, lambda: self.closing)
         self.sessions = Sessions(self)
         """The VTT clients' connections, by sid."""
@@ -95,12 +97,13 @@ class Bridge:
         return self.hosting.worlds
 
     @property
-    def writer(self) -> LogWriter | None:
-        return self.hosting.writer
+    def store(self) -> Storage | None:
+        """The database (open between :meth:`open` and :meth:`stop`)."""
+        return self.hosting.store
 
     @property
-    def reader(self) -> Reader | None:
-        return self.hosting.reader
+    def leases(self) -> LeaseKeeper | None:
+        return self.hosting.leases
 
     async def authenticate(self, auth: Any, address: str = "") -> Admitted:
         """Check a connect's ``auth`` (see ``auth.py``); raises ``Refused``."""
@@ -141,6 +144,7 @@ class Bridge:
         if self.closing:
             return
         self.closing = True  # new events are refused with shutting_down from here on
+        self.hosting.closing = True
         if self._key_watch is not None:
             self._key_watch.cancel()
         # Events already queued are processed and acknowledged while clients are still here.
@@ -197,6 +201,19 @@ class Bridge:
             for v in self.dashboards.viewers.values()
         ]
         return opened
+
+    async def _unloaded(self, host: WorldHost) -> None:
+        """Close the connections of a world this node lost (``Hosting.lost``)."""
+        from adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
+
+        viewers = self.dashboards.viewers.values()
+        gone = [(s.sid, s.adapter.ns) for s in self.sessions.values() if s.host is host]
+        gone += [(v.sid, DASHBOARD) for v in viewers if v.world == host.name]
+        for sid, ns in gone:
+            try:
+                await self.transport.disconnect(sid, ns)
+            except Exception:
+                log.debug("closing %s failed", sid, exc_info=True)
 
     async def _close_connection(self, sid: str, ns: str) -> None:
         await self.transport.disconnect(sid, ns)

@@ -160,7 +160,7 @@ class Sessions(Mapping[str, Session]):
                 a.last_seq = box.published
             if host.adapter is not adapter:
                 host.adapter = adapter
-                host.writer.linked(host.name, adapter.name)
+                host.log.linked(adapter.name)
             cursor = a.last_seq if a.last_seq is not None else box.acked_seq
         else:
             cursor = a.last_seq if a.last_seq is not None else box.published

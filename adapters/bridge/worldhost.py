@@ -6,12 +6,12 @@ reads its connection (``docs/architecture.md`` follows it from the socket to the
 
     accept: dedup, quarantine, queue limit --> the runtime's lock (FIFO: arrival order)
     run:    adapter.translate_in (against the current world) --> runtime.process
-            --> journal: log rows + commands queued to the writer --> lock released
-    the writer commits (one transaction for every world, once a turn of the loop brings no
-    more rows: LogWriter._turn_passed)
+            --> journal: log rows + commands queued to the world's log --> lock released
+    the store commits (one transaction for every world, once a turn of the loop brings no
+    more rows: storage/groupcommit.py), checking the world's lease fence
     settle: ack {"ok": true, "seq"}; the commands are published
 
-Nothing waits for the disk while holding the lock: the next event is run while the writer
+Nothing waits for the disk while holding the lock: the next event is run while the store
 commits, and only the ack and the commands wait for the commit. So a crash loses only events
 nobody was told about, and a client never holds a command the server could forget. There is
 no queue of our own: the lock's waiters are the queue, and running in the reading task saves
@@ -37,7 +37,7 @@ from adapters.bridge import outbox
 from adapters.bridge.config import WorldConfig
 from adapters.bridge.outbox import Outbox, Subscriber
 from adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
-from adapters.bridge.store import LogWriter, Reader, Store
+from adapters.bridge.storage import Lease, NotOwner, Storage
 from sdk.clock import Handle, SystemClock
 from sdk.effects import PostChat
 from sdk.errors import EventRejected
@@ -116,8 +116,8 @@ class WorldHost:
         self,
         name: str,
         runtime: WorldRuntime,
-        writer: LogWriter,
-        reader: Reader,
+        store: Storage,
+        lease: Lease,
         *,
         adapters: dict[str, Adapter],
         config: WorldConfig,
@@ -127,8 +127,10 @@ class WorldHost:
     ) -> None:
         self.name = name
         self.runtime = runtime
-        self.writer = writer
-        self.reader = reader
+        self.store = store
+        self.lease = lease
+        self.log = store.log(lease)
+        """Where this world's rows go, under its lease (a takeover refuses them)."""
         self.adapters = adapters
         self.config = config
         self.clock = clock
@@ -137,8 +139,8 @@ class WorldHost:
         self.subscribers: dict[str, Subscriber] = {}
         self.outbox = Outbox(
             name,
-            writer,
-            reader,
+            store,
+            self.log,
             self.subscribers,
             seq=seq,
             acked_seq=acked_seq,
@@ -172,8 +174,8 @@ class WorldHost:
     async def load(
         cls,
         name: str,
-        writer: LogWriter,
-        reader: Reader,
+        store: Storage,
+        lease: Lease,
         *,
         adapters: dict[str, Adapter],
         config: WorldConfig,
@@ -182,9 +184,10 @@ class WorldHost:
         adapter_name: str | None = None,
     ) -> WorldHost:
         """Rebuild a world: its last snapshot, then every event logged after it. Commands the
-        replay produces are not sent again (the log already holds the ones sent)."""
+        replay produces are not sent again (the log already holds the ones sent). Read only
+        once ``lease`` is held: every write of an earlier owner is in the database by then."""
         clock = GatedClock()
-        snap = await reader.run(lambda s: s.latest_snapshot(name))
+        snap = await store.latest_snapshot(name)
         kw = dict(runtime_kw, clock=clock)
         if snap is not None:
             base, data = snap
@@ -195,12 +198,12 @@ class WorldHost:
         else:
             base = 0
             runtime = WorldRuntime(name, **kw)
-        last = await reader.run(lambda s: s.last_seq(name))
+        last = await store.last_seq(name)
         host = cls(
             name,
             runtime,
-            writer,
-            reader,
+            store,
+            lease,
             adapters=adapters,
             config=config,
             clock=clock,
@@ -209,9 +212,8 @@ class WorldHost:
         )
         if adapter_name:
             host.adapter = adapters.get(adapter_name)
-        recent = await reader.run(lambda s: s.recent_event_ids(name, config.dedup_window))
-        host._seen.update(recent)
-        host._suspects = await reader.run(lambda s: s.suspects(name))
+        host._seen.update(await store.recent_event_ids(name, config.dedup_window))
+        host._suspects = await store.suspects(name)
         runtime.on_overrun = host._mark_suspect
         host._unsubscribe = [runtime.add_journal(host._journal), runtime.on_effects(host._effects)]
         await runtime.start()
@@ -233,9 +235,7 @@ class WorldHost:
     async def _replay(self, after: int) -> int:
         count, cursor = 0, after
         while True:
-            rows = await self.reader.run(
-                lambda s, c=cursor: s.log_after(self.name, c, kind="event", limit=1000)
-            )
+            rows = await self.store.log_after(self.name, cursor, kind="event", limit=1000)
             if not rows:
                 return count
             for row in rows:
@@ -337,7 +337,7 @@ class WorldHost:
             return accepted
         job, ack = accepted
         try:  # acknowledged only once the writer has committed the event's rows
-            await self.writer.barrier()
+            await self.log.barrier()
         except Exception as exc:
             return self.settle(job, ack, exc)
         return self.settle(job, ack, None)
@@ -391,7 +391,13 @@ class WorldHost:
 
     def settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
         """The ack of a job whose rows were committed (or could not be: ``error``)."""
-        if error is not None:
+        if isinstance(error, NotOwner):
+            ack = ack_error(
+                ErrorCode.WORLD_UNAVAILABLE,
+                f"World {self.name!r} is now served by another node; this event was not "
+                "saved: reconnect and send it again.",
+            )
+        elif error is not None:
             ack = ack_error(
                 ErrorCode.INTERNAL,
                 f"The server could not save this event ({error}); it was not "
@@ -461,11 +467,7 @@ class WorldHost:
             return
         where = f"{Path(guard.where[0]).name}:{guard.where[1]}" if guard.where else "a script"
         try:
-            store = Store(self.reader.path)
-            try:
-                store.mark_suspect(self.name, job.event_id, job.event, where)
-            finally:
-                store.close()
+            self.store.mark_suspect_now(self.name, job.event_id, job.event, where)
         except Exception:
             log.exception("World %r: cannot mark event %r suspect", self.name, job.event_id)
             return
@@ -509,10 +511,9 @@ class WorldHost:
             + ",".join(f.model_dump_json() for f in effects)
             + "]}"
         )
-        self.writer.event(
-            self.name, seq, job.event_id if from_job else None,
-            job.event if from_job else event.source, body,
-        )  # fmt: skip
+        self.log.event(
+            seq, job.event_id if from_job else None, job.event if from_job else event.source, body
+        )
         self._commands(effects)
         self.events_since_snapshot += 1
         self.last_event_at = time.monotonic()
@@ -568,7 +569,7 @@ class WorldHost:
         return True
 
     def _snapshot(self) -> None:
-        self.writer.snapshot(self.name, self.seq, json.dumps(self.runtime.snapshot()))
+        self.log.snapshot(self.seq, json.dumps(self.runtime.snapshot()))
         self.events_since_snapshot = 0
 
     # -- reading -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Fixtures: a real bridge on a free port, real python-socketio clients, a temp SQLite file."""
+"""Fixtures: a real bridge on a free port, real python-socketio clients, a temp SQLite file (or
+a schema of the test PostgreSQL: ``database``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import asyncio
 import contextlib
 import itertools
 import re
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -18,7 +18,9 @@ import socketio
 
 from adapters.bridge.config import WorldConfig
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
+from adapters.bridge.storage import run_blocking
 from tests.bridge.minitable import MiniTable
+from tests.services import database, postgres, postgres_url, redis_url  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "/minitable"
@@ -199,16 +201,11 @@ async def start_serve(
     return proc, m.group(1) if m else ""
 
 
-def logged(db: Path) -> tuple[list[str], list[int]]:
-    """(event ids in log order, command seqs) for table1."""
-    conn = sqlite3.connect(db)
-    try:
-        rows = conn.execute(
-            "SELECT kind, event_id, seq FROM log WHERE world='table1' ORDER BY seq"
-        ).fetchall()
-    finally:
-        conn.close()
-    return [e for k, e, _ in rows if k == "event" and e], [s for k, _, s in rows if k == "command"]
+def logged(db: Path | str) -> tuple[list[str], list[int]]:
+    """(event ids in log order, command seqs) for table1 (in either backend)."""
+    rows = run_blocking(db, lambda store: store.log_after("table1", 0))
+    events = [r.event_id for r in rows if r.kind == "event" and r.event_id]
+    return events, [r.seq for r in rows if r.kind == "command"]
 
 
 async def moves_in_parallel(client: TableClient, n: int) -> list[int]:

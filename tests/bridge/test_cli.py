@@ -14,7 +14,7 @@ import pytest
 
 from adapters.bridge import keys
 from adapters.bridge.cli import main
-from adapters.bridge.store import Store
+from adapters.bridge.storage import run_blocking
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,14 +25,14 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def test_world_create_list_and_reset(tmp_path, capsys):
-    db = str(tmp_path / "w.sqlite3")
+def test_world_create_list_and_reset(database, capsys):
+    db = str(database)  # a SQLite file, then a PostgreSQL URL
     code, out, _ = run(capsys, "world", "create", "campaign", "--db", db, "--system", "foe",
                        "--option", "tie_break=gm")  # fmt: skip
     assert code == 0
     gm = re.search(r"GM key.*:\s+(vtt_gm_\S+)", out).group(1)
     obs = re.search(r"observer key.*:\s+(vtt_obs_\S+)", out).group(1)
-    rec = Store(db).world("campaign")
+    rec = run_blocking(db, lambda s: s.world("campaign"))
     assert keys.verify_key(gm, rec.gm_key_hash) and keys.verify_key(obs, rec.observer_key_hash)
     assert rec.options == {"system": "foe", "tie_break": "gm"}
 
@@ -48,7 +48,7 @@ def test_world_create_list_and_reset(tmp_path, capsys):
 
     code, out, _ = run(capsys, "world", "reset-key", "campaign", "--db", db)
     new_gm = re.search(r"GM key:\s+(vtt_gm_\S+)", out).group(1)
-    rec = Store(db).world("campaign")
+    rec = run_blocking(db, lambda s: s.world("campaign"))
     assert keys.verify_key(new_gm, rec.gm_key_hash) and not keys.verify_key(gm, rec.gm_key_hash)
 
 
@@ -92,9 +92,28 @@ def test_help_explains_each_option(capsys):
     assert e.value.code == 0
     out = capsys.readouterr().out
     for opt in ("--host", "--port", "--db", "--script", "--max-payload", "--rate", "--durability",
-                "--world-rate", "--world-burst"):  # fmt: skip
+                "--world-rate", "--world-burst", "--node-id", "--lease-ttl",
+                "postgresql://USER"):  # fmt: skip
         assert opt in out
     assert "(default: [])" not in out
+    for action in ("list", "create"):
+        with pytest.raises(SystemExit):
+            main(["world", action, "--help"])
+        assert "postgresql://USER" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("mysql://db/worlds", "unknown database URL scheme 'mysql'"),
+        ("sqlite:///", "names no file"),
+        ("postgresql://gm:s3cret@127.0.0.1:1/worlds", "cannot connect to the database"),
+    ],
+)
+def test_a_database_that_cannot_be_used_is_named(capsys, url, says):
+    code, out, err = run(capsys, "world", "list", "--db", url)
+    assert code == 1 and says in err and "Traceback" not in err + out
+    assert "s3cret" not in err  # a password never reaches the screen
 
 
 def test_serve_with_no_arguments_creates_and_prints_a_default_world(tmp_path):

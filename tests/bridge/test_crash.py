@@ -30,11 +30,22 @@ def event(i: int) -> tuple[str, dict]:
     return "chat", {"id": f"e{i}", "text": "!help", "role": "gm"}
 
 
-@pytest.mark.parametrize("processes", [1, 2])
-async def test_sigkill_mid_stream(tmp_path: Path, processes: int):
-    db = tmp_path / "crash.sqlite3"
+@pytest.mark.parametrize(
+    ("backend", "processes"),
+    [("sqlite", 1), ("sqlite", 2), ("postgresql", 1)],
+    ids=["sqlite", "sqlite-2-processes", "postgresql"],
+)
+async def test_sigkill_mid_stream(tmp_path: Path, request, backend: str, processes: int):
+    db = (
+        tmp_path / "crash.sqlite3"
+        if backend == "sqlite"
+        else request.getfixturevalue("postgres_url")
+    )
     key, _ = create_world(db, "table1")
-    proc, url = await start_serve(db, "--processes", str(processes))
+    # the same node name after the restart: it takes its worlds back at once, without
+    # waiting for the lease of the node that was killed to expire
+    serve = ("--processes", str(processes), "--node-id", "crash-test")
+    proc, url = await start_serve(db, *serve)
     engine = children(proc.pid)
     assert len(engine) == processes - 1
     n = 400
@@ -79,7 +90,7 @@ async def test_sigkill_mid_stream(tmp_path: Path, processes: int):
     assert order == sorted(order)
     assert set(acked) <= set(order)
 
-    proc, url = await start_serve(db, "--processes", str(processes))
+    proc, url = await start_serve(db, *serve)
     try:
         # 2. the state is the log's: Kevin stands where the last logged move put him
         state = await asyncio.to_thread(http_state, url, key)

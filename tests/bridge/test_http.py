@@ -40,9 +40,9 @@ async def test_state_refusals(server, worlds):
 
 
 async def test_health_reports_a_broken_database(server):
-    server.bridge.writer.failed = OSError("disk full")
+    server.bridge.store.writer.failed = OSError("disk full")
     try:
         status, body = await get(f"{server.url}/healthz")
         assert status == 503 and "disk full" in body["error"]
     finally:
-        server.bridge.writer.failed = None
+        server.bridge.store.writer.failed = None

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from adapters.bridge import keys
-from adapters.bridge.store import Store
+from adapters.bridge.storage import run_blocking
 from tests.bridge.conftest import CLIENT, NS, ROOT, TableClient, refused, scene, start_server
 from tests.bridge.test_dashboard import Dashboard
 
@@ -85,14 +85,13 @@ def _hashes(db: Path, world: str) -> tuple[str, str]:
 async def test_old_scrypt_hashes_are_upgraded_on_first_use(db, worlds, caplog):
     gm_key, obs_key = worlds["table1"]
     old_gm, old_obs = keys.scrypt_hash(gm_key, n=2**4), keys.scrypt_hash(obs_key, n=2**4)
-    store = Store(db)
-    store.set_key_hashes("table1", old_gm, old_obs)  # as an earlier vttbridge wrote them
-    store.close()
+    # as an earlier vttbridge wrote them
+    run_blocking(db, lambda s: s.set_key_hashes("table1", old_gm, old_obs))
     server = await start_server(db, key_check_interval=0.05)
     c, again = TableClient(), TableClient()
     try:
         await c.connect(server.url, "table1", gm_key)
-        await server.bridge.writer.barrier()
+        await server.bridge.store.barrier()
         gm_hash, obs_hash = _hashes(db, "table1")
         assert gm_hash.startswith("hmac-sha256$") and keys.verify_key(gm_key, gm_hash)
         assert obs_hash == old_obs  # not used yet: left as it was

@@ -9,7 +9,10 @@ import sqlite3
 import pytest
 
 from adapters.bridge.config import WorldConfig
-from adapters.bridge.store import LogWriter, Store, StoreError
+from adapters.bridge.server import create_world
+from adapters.bridge.storage import Lease, run_blocking
+from adapters.bridge.storage.groupcommit import WorldLog
+from adapters.bridge.storage.sqlite import SqliteDatabase, SqliteWriter
 from adapters.bridge.worldhost import GatedClock
 from sdk.clock import ManualClock
 from tests.bridge.conftest import Server, TableClient, scene, start_server
@@ -48,9 +51,15 @@ def world_of(server, name: str = "table1") -> dict:
     return server.bridge.worlds[name].runtime.snapshot()
 
 
+@pytest.fixture
+def key(database) -> str:
+    """The GM key of world table1, made in ``database`` (each backend in turn)."""
+    return create_world(database, "table1")[0]
+
+
 @pytest.mark.parametrize("clean", [True, False], ids=["clean-stop", "no-final-snapshot"])
-async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
-    key = worlds["table1"][0]
+async def test_restart_rebuilds_the_world_exactly(database, key, clean):
+    db = database
     server, c, acks = await played(db, key, snapshot_every=3)
     before, seq = world_of(server), server.bridge.worlds["table1"].seq
     assert before["world"]["encounter"]["round"] >= 1
@@ -76,10 +85,10 @@ async def test_restart_rebuilds_the_world_exactly(db, worlds, clean):
         await server.stop()
 
 
-async def test_a_quiet_world_is_snapshotted_while_serving(db, worlds):
+async def test_a_quiet_world_is_snapshotted_while_serving(database, key):
     """A busy world snapshots every ``snapshot_every`` events; one that goes quiet is
     snapshotted soon after, so a crash right then replays nothing."""
-    key = worlds["table1"][0]
+    db = database
     server = await start_server(db, world=WorldConfig(snapshot_every=1000, snapshot_quiet=0.3))
     try:
         c = await TableClient().connect(server.url, "table1", key)
@@ -105,24 +114,19 @@ async def test_a_quiet_world_is_snapshotted_while_serving(db, worlds):
 
 
 def latest_snapshot_seq(db) -> int:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT max(seq) FROM snapshots WHERE world='table1'").fetchone()[0]
-    finally:
-        conn.close()
+    snap = run_blocking(db, lambda store: store.latest_snapshot("table1"))
+    return snap[0] if snap else 0
 
 
-async def test_replay_does_not_log_again(db, worlds):
-    server, c, _ = await played(db, worlds["table1"][0], snapshot_every=1000)
+async def test_replay_does_not_log_again(database, key):
+    db = database
+    server, c, _ = await played(db, key, snapshot_every=1000)
     await c.close()
     await server.stop(snapshot=False)
 
     def counts() -> list[tuple]:
-        conn = sqlite3.connect(db)
-        try:
-            return conn.execute("SELECT kind, count(*) FROM log GROUP BY kind").fetchall()
-        finally:
-            conn.close()
+        summaries = run_blocking(db, lambda store: store.summaries())
+        return [(s.name, s.events, s.commands, s.last_seq) for s in summaries]
 
     before = counts()
     server = await start_server(db)
@@ -130,7 +134,7 @@ async def test_replay_does_not_log_again(db, worlds):
     assert counts() == before
 
 
-SCHEMA_1_LOG = """
+SCHEMA_1 = """
 CREATE TABLE log (
     world TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -141,20 +145,32 @@ CREATE TABLE log (
     at REAL NOT NULL,
     PRIMARY KEY (world, seq)
 ) WITHOUT ROWID;
+CREATE TABLE snapshots (
+    world TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, seq)
+) WITHOUT ROWID;
 """
+LOG_1 = "world, seq, kind, event_id, name, body, at"
+SNAPSHOTS_1 = "world, seq, data, at"
 
 
 def to_schema_1(db) -> list[tuple]:
-    """Rewrite ``db`` as vttbridge wrote it before schema 2 (the log clustered by world);
-    returns its log rows."""
+    """Rewrite ``db`` as vttbridge wrote it before schema 2 (the log clustered by world, no
+    fences, leases or suspects); returns its log rows."""
     conn = sqlite3.connect(db, isolation_level=None)
     try:
-        rows = conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()
+        rows = conn.execute(f"SELECT {LOG_1} FROM log ORDER BY world, seq").fetchall()
+        snaps = conn.execute(f"SELECT {SNAPSHOTS_1} FROM snapshots").fetchall()
         conn.executescript(
-            "BEGIN; DROP TABLE log;" + SCHEMA_1_LOG
+            "BEGIN; DROP TABLE log; DROP TABLE snapshots; DROP TABLE leases;"
+            " DROP TABLE suspects;" + SCHEMA_1
             + "UPDATE meta SET value='1' WHERE key='schema'; COMMIT;"
         )  # fmt: skip
-        conn.executemany("INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(f"INSERT INTO log ({LOG_1}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(f"INSERT INTO snapshots ({SNAPSHOTS_1}) VALUES (?, ?, ?, ?)", snaps)
     finally:
         conn.close()
     return rows
@@ -176,13 +192,18 @@ async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
         back = await TableClient().connect(server.url, "table1", key, last_seq=c.last_seq)
         again = await back.send(PLAY[0][0], {"id": "p-0", **PLAY[0][1]})
         assert again["duplicate"] is True  # the dedup memory came through the upgrade
+        move = {"id": "after-upgrade", "token": "kevin", "x": 200, "y": 100}
+        assert (await back.send("tokenMoved", move))["ok"]
         await back.close()
     finally:
         await server.stop()
     conn = sqlite3.connect(db)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
-        assert conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()[: len(rows)] == rows
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("3",)
+        logged = conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()
+        assert [r[:7] for r in logged[: len(rows)]] == rows
+        assert {r[7] for r in logged[: len(rows)]} == {0}  # written before fences were kept
+        assert {r[7] for r in logged[len(rows) :]} == {1}  # the lease of the second start
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name='log'").fetchone()[0]
         assert "WITHOUT ROWID" not in sql
         plan = conn.execute(
@@ -193,20 +214,10 @@ async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
         conn.close()
 
 
-def test_a_file_of_a_newer_schema_is_refused(db, worlds):
-    conn = sqlite3.connect(db)
-    with conn:
-        conn.execute("UPDATE meta SET value='3' WHERE key='schema'")
-    conn.close()
-    with pytest.raises(StoreError, match="schema 3, this one reads 2"):
-        Store(db)
-
-
-async def test_world_list_and_options_survive(db, worlds):
-    from adapters.bridge.server import create_world
-
-    create_world(db, "wasteland", {"system": "foe"})
-    server = await start_server(db)
+async def test_world_list_and_options_survive(database, key):
+    create_world(database, "table2")
+    create_world(database, "wasteland", {"system": "foe"})
+    server = await start_server(database)
     try:
         assert set(server.bridge.worlds) == {"table1", "table2", "wasteland"}
         opts = server.bridge.worlds["wasteland"].runtime.world.encounter.options
@@ -216,9 +227,8 @@ async def test_world_list_and_options_survive(db, worlds):
 
 
 @pytest.mark.parametrize("clean", [True, False], ids=["clean-stop", "no-final-snapshot"])
-async def test_options_set_in_chat_survive_a_restart(db, clean):
-    from adapters.bridge.server import create_world
-
+async def test_options_set_in_chat_survive_a_restart(database, clean):
+    db = database
     key, _ = create_world(db, "wasteland", {"system": "foe"})
     server = await start_server(db)
     c = await TableClient().connect(server.url, "wasteland", key)
@@ -256,22 +266,29 @@ def test_gated_clock_holds_timers_until_opened():
     assert fired == ["due", "later", "live"]
 
 
+def world_log(writer: SqliteWriter, world: str = "w") -> WorldLog:
+    """``world``'s rows, written as if this process held its lease with fence 1."""
+    writer.fences[world] = 1
+    return WorldLog(writer, Lease(world, "node", 1, 0.0))
+
+
 @pytest.fixture
 async def writer(tmp_path):
     """A writer on a new file holding one world, ``w``."""
     path = tmp_path / "w.sqlite3"
-    Store(path).create_world("w", "h1", "h2")
-    w = LogWriter(path)
+    SqliteDatabase(path).create_world("w", "h1", "h2")
+    w = SqliteWriter(path)
+    w.log = world_log(w)
     yield w
     w.close()
 
 
-def log_event(writer: LogWriter, seq: int) -> None:
-    writer.event("w", seq, f"e{seq}", "noop", '{"event": {}}')
+def log_event(writer: SqliteWriter, seq: int) -> None:
+    writer.log.event(seq, f"e{seq}", "noop", '{"event": {}}')
 
 
-def logged_seqs(writer: LogWriter) -> list[int]:
-    return [r.seq for r in Store(writer.store.path).log_after("w", 0)]
+def logged_seqs(writer: SqliteWriter) -> list[int]:
+    return [r.seq for r in SqliteDatabase(writer.db.path).log_after("w", 0)]
 
 
 async def test_writer_batches_and_orders(writer):
@@ -335,26 +352,27 @@ def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
     """Commit after commit with no pause: the WAL is restarted now and then instead of
     growing with every commit (it grew by ~10 KB a commit, forever)."""
     path = tmp_path / "w.sqlite3"
-    writer = LogWriter(path)
+    writer = SqliteWriter(path)
+    logs = [world_log(writer, f"w{i}") for i in range(10)]
     writer.CHECKPOINT_EVERY, writer.WAL_LIMIT = 50, 256  # 1 MB of frames
     wal = tmp_path / "w.sqlite3-wal"
     body = json.dumps({"event": {}, "pad": "x" * 200})
     largest = 0
     try:
         for i in range(8000):  # no event loop: each write is its own commit
-            writer.event(f"w{i % 10}", i // 10 + 1, f"e{i}", "noop", body)
+            logs[i % 10].event(i // 10 + 1, f"e{i}", "noop", body)
             if i % 100 == 0:
                 largest = max(largest, wal.stat().st_size)
     finally:
         writer.close()
     assert largest < 50_000_000  # unbounded it reaches 78 MB; bounded, 6-30 MB here
-    rows = Store(path).log_after("w3", 0)
+    rows = SqliteDatabase(path).log_after("w3", 0)
     assert [r.seq for r in rows] == list(range(1, 801))
 
 
 async def test_a_failing_database_refuses_acks(db, worlds, gm, server):
     """If the disk refuses writes, events are answered with an error, never acknowledged."""
-    writer = server.bridge.writer
+    writer = server.bridge.store.writer
     writer.failed = OSError("disk full")
     ack = await gm.send("tokenMoved", {"id": "mv-fail", "token": "kevin", "x": 0, "y": 0})
     assert ack["ok"] is False and ack["error"]["code"] == "internal"

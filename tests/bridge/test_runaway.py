@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import sqlite3
 import subprocess
 import urllib.request
 from pathlib import Path
 
 from adapters.bridge.server import create_world
+from adapters.bridge.storage import run_blocking
 from tests.bridge.conftest import TableClient, logged, scene, start_serve
 
 SPIN = """\
@@ -103,23 +103,22 @@ async def test_a_busy_loop_is_stopped_and_the_server_keeps_answering(tmp_path: P
         stop(proc)
 
 
-def suspects(db: Path) -> list[tuple]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT world, event_id, name, script FROM suspects").fetchall()
-    except sqlite3.OperationalError:
-        return []
-    finally:
-        conn.close()
+def suspects(db: Path | str) -> list[tuple]:
+    found = run_blocking(db, lambda store: store.suspects("table1"))
+    return [("table1", eid, name, where) for eid, (name, where, _) in found.items()]
 
 
-async def test_an_event_that_hung_the_server_is_quarantined_after_a_restart(tmp_path: Path):
-    db = tmp_path / "poison.sqlite3"
+async def test_an_event_that_hung_the_server_is_quarantined_after_a_restart(
+    tmp_path: Path, database
+):
+    db = database
     script = tmp_path / "stuck.py"
     script.write_text(STUCK)
     key, _ = create_world(db, "table1")
     poison = {"id": "poison-1", "token": "thug", "x": 300, "y": 0}
-    proc, url = await start_serve(db, "--script", str(script))
+    # restarted under the same name: it takes its worlds back without waiting for its lease
+    serve = ("--script", str(script), "--node-id", "poison-test")
+    proc, url = await start_serve(db, *serve)
     try:
         gm = await linked(url, "table1", key, 0.3)
         sent = asyncio.ensure_future(gm.send("tokenMoved", poison, timeout=30))
@@ -134,7 +133,7 @@ async def test_an_event_that_hung_the_server_is_quarantined_after_a_restart(tmp_
         proc.send_signal(signal.SIGKILL)  # the GM's only way out of a hung server
         proc.wait(10)
 
-    proc, url = await start_serve(db, "--script", str(script))
+    proc, url = await start_serve(db, *serve)
     try:
         back = await TableClient().connect(url, "table1", key)
         for _ in range(2):  # the client re-sends its unacknowledged event: never run

@@ -266,13 +266,11 @@ class DashboardFeed:
 
     async def _backfill(self, w: _Watched) -> None:
         """The chat lines of the world's log before watching began, oldest first."""
-        host, reader = w.host, self.bridge.reader
-        assert reader is not None
-        await host.writer.barrier()  # every row up to w.since is committed, so readable
-        rows = await reader.run(
-            lambda s: s.recent_events(
-                host.name, LOG_LINES, within=BACKFILL_ROWS, containing=CHAT_EFFECTS
-            )
+        host, store = w.host, self.bridge.store
+        assert store is not None
+        await host.log.barrier()  # every row up to w.since is committed, so readable
+        rows = await store.recent_events(
+            host.name, LOG_LINES, within=BACKFILL_ROWS, containing=CHAT_EFFECTS
         )
         world = host.runtime.world
         older: list[LogLine] = []

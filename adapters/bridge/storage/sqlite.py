@@ -1,0 +1,538 @@
+"""SQLite, the embedded default: one file in WAL mode, served by one process.
+
+:class:`SqliteDatabase` is one synchronous connection (thread-confined). :class:`SqliteStorage`
+reads through one of them in a thread of its own, and writes through :class:`SqliteWriter`:
+one connection committing each batch on the event loop (``durability="normal"``: no fsync, a
+commit takes microseconds, less than handing rows to a thread) or in a thread (``"full"``,
+whose fsync takes milliseconds).
+
+Leases: one process serves a file, so a world's lease lives in that process's memory; only
+each world's fence counter is stored (``leases`` table), so fences keep increasing across
+restarts and a restart after ``kill -9`` takes every world back at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from adapters.bridge.storage.base import LogRow, Storage, WorldRecord, WorldSummary
+from adapters.bridge.storage.errors import StoreError
+from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
+from adapters.bridge.storage.leases import Lease
+from adapters.bridge.storage.migrations import SQLITE, statements
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def connect(path: str | Path, *, durability: str = "normal") -> sqlite3.Connection:
+    """Open ``path`` with the pragmas every connection needs (WAL, busy timeout)."""
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a commit survives the process being killed (kill -9); FULL also
+    # survives power loss, at the price of an fsync per batch.
+    conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn
+
+
+def _schema_version(conn: sqlite3.Connection) -> int | None:
+    """The file's schema version; None for a new file."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:  # no meta table yet
+        return None
+    return int(row[0]) if row else None
+
+
+def migrate(conn: sqlite3.Connection, where: str, schema: Any = SQLITE) -> None:
+    """Bring the file to ``schema``'s version (see ``migrations.py``), in one transaction."""
+    found = _schema_version(conn)
+    if found == schema.version:
+        return
+    schema.plan(found, where)  # a newer file is refused before anything is locked
+    started = time.perf_counter()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = _schema_version(conn)  # another process may have done it meanwhile
+        steps = schema.plan(found, where)
+        for version, sql in steps:
+            for stmt in statements(sql):
+                conn.execute(stmt)
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(version),))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    if found is not None and steps:
+        n = conn.execute("SELECT count(*) FROM log").fetchone()[0]
+        log.info(
+            "Upgraded the database %s from schema %d to %d: %d log rows in %.1f s.",
+            where, found, schema.version, n, time.perf_counter() - started,
+        )  # fmt: skip
+
+
+_WORLD_COLUMNS = "name, gm_key_hash, observer_key_hash, options, created_at, acked_seq, adapter"
+_ROW_COLUMNS = "seq, kind, event_id, name, body, at, fence"
+
+
+def _world(row: tuple) -> WorldRecord:
+    name, gm, obs, options, created, acked, adapter = row
+    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
+
+
+def _rows(rows: Iterable[tuple]) -> list[LogRow]:
+    return [LogRow(s, k, e, n, json.loads(b), a, f) for s, k, e, n, b, a, f in rows]
+
+
+class SqliteDatabase:
+    """Synchronous access to the file through one connection. Not thread-safe: one thread
+    at a time per instance. Opening it upgrades the file's schema if needed."""
+
+    def __init__(self, path: str | Path, *, durability: str = "normal") -> None:
+        self.path = Path(path)
+        try:
+            self.conn = connect(self.path, durability=durability)
+            migrate(self.conn, str(self.path))
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open the database {self.path}: {e}") from e
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- worlds ------------------------------------------------------------------------------
+    def create_world(
+        self, name: str, gm_key_hash: str, observer_key_hash: str, options: dict | None = None
+    ) -> WorldRecord:
+        rec = WorldRecord(name, gm_key_hash, observer_key_hash, options or {}, time.time())
+        try:
+            self.conn.execute(
+                "INSERT INTO worlds (name, gm_key_hash, observer_key_hash, options, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (name, gm_key_hash, observer_key_hash, json.dumps(rec.options), rec.created_at),
+            )
+        except sqlite3.IntegrityError:
+            raise StoreError(f"a world named {name!r} already exists") from None
+        return rec
+
+    def set_key_hashes(self, name: str, gm_key_hash: str, observer_key_hash: str) -> None:
+        cur = self.conn.execute(
+            "UPDATE worlds SET gm_key_hash=?, observer_key_hash=? WHERE name=?",
+            (gm_key_hash, observer_key_hash, name),
+        )
+        if cur.rowcount == 0:
+            raise StoreError(f"no world named {name!r}")
+
+    def key_hashes(self) -> dict[str, tuple[str, str]]:
+        rows = self.conn.execute("SELECT name, gm_key_hash, observer_key_hash FROM worlds")
+        return {name: (gm, obs) for name, gm, obs in rows}
+
+    def world(self, name: str) -> WorldRecord | None:
+        row = self.conn.execute(
+            f"SELECT {_WORLD_COLUMNS} FROM worlds WHERE name=?", (name,)
+        ).fetchone()
+        return _world(row) if row else None
+
+    def worlds(self) -> list[WorldRecord]:
+        rows = self.conn.execute(
+            f"SELECT {_WORLD_COLUMNS} FROM worlds ORDER BY created_at, name"
+        ).fetchall()
+        return [_world(r) for r in rows]
+
+    def summaries(self) -> list[WorldSummary]:
+        out = {r.name: WorldSummary(r.name, r.created_at) for r in self.worlds()}
+        for world, kind, n, last, at in self.conn.execute(
+            "SELECT world, kind, count(*), max(seq), max(at) FROM log GROUP BY world, kind"
+        ):
+            s = out.get(world)
+            if s is None:
+                continue
+            s.last_seq = max(s.last_seq, last)
+            s.last_activity = max(s.last_activity or 0.0, at)
+            if kind == "event":
+                s.events = n
+            else:
+                s.commands = n
+        return list(out.values())
+
+    # -- log ---------------------------------------------------------------------------------
+    def last_seq(self, world: str) -> int:
+        row = self.conn.execute("SELECT max(seq) FROM log WHERE world=?", (world,)).fetchone()
+        return row[0] or 0
+
+    def log_after(
+        self, world: str, seq: int, kind: str | None = None, limit: int | None = None
+    ) -> list[LogRow]:
+        sql = f"SELECT {_ROW_COLUMNS} FROM log WHERE world=? AND seq>?"
+        args: tuple = (world, seq)
+        if kind:
+            sql += " AND kind=?"
+            args += (kind,)
+        cur = self.conn.execute(
+            sql + " ORDER BY seq LIMIT ?", (*args, -1 if limit is None else limit)
+        )
+        return _rows(cur)
+
+    def count_commands(self, world: str, after: int, upto: int) -> int:
+        return self.conn.execute(
+            "SELECT count(*) FROM log WHERE world=? AND kind='command' AND seq>? AND seq<=?",
+            (world, after, upto),
+        ).fetchone()[0]
+
+    def recent_events(
+        self, world: str, limit: int, *, within: int, containing: Sequence[str] = ()
+    ) -> list[LogRow]:
+        match = " OR ".join(["instr(body, ?) > 0"] * len(containing)) or "1"
+        rows = self.conn.execute(
+            f"SELECT * FROM (SELECT {_ROW_COLUMNS} FROM log"
+            " WHERE world=? AND kind='event' ORDER BY seq DESC LIMIT ?)"
+            f" WHERE {match} LIMIT ?",
+            (world, within, *containing, limit),
+        ).fetchall()
+        return _rows(reversed(rows))
+
+    def recent_event_ids(self, world: str, limit: int) -> list[tuple[str, int]]:
+        rows = self.conn.execute(
+            "SELECT event_id, seq FROM log WHERE world=? AND kind='event'"
+            " AND event_id IS NOT NULL ORDER BY seq DESC LIMIT ?",
+            (world, limit * 2),
+        ).fetchall()
+        return _latest_ids(rows, limit)
+
+    def mark_suspect(self, world: str, event_id: str, name: str, script: str) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO suspects VALUES (?, ?, ?, ?, ?)",
+            (world, event_id, name, script, time.time()),
+        )
+
+    def suspects(self, world: str) -> dict[str, tuple[str, str, float]]:
+        rows = self.conn.execute(
+            "SELECT event_id, name, script, at FROM suspects WHERE world=?", (world,)
+        ).fetchall()
+        return {e: (n, s, a) for e, n, s, a in rows}
+
+    def latest_snapshot(self, world: str) -> tuple[int, str] | None:
+        row = self.conn.execute(
+            "SELECT seq, data FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT 1", (world,)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    # -- leases ------------------------------------------------------------------------------
+    def next_fence(self, world: str, node: str, expires: float) -> int:
+        """Count one more owner of ``world`` and return its fence (every row fetched: the
+        statement, and so its write, ends here)."""
+        ((fence,),) = self.conn.execute(
+            "INSERT INTO leases (world, node, fence, expires) VALUES (?, ?, 1, ?)"
+            " ON CONFLICT (world) DO UPDATE SET node=excluded.node, fence=fence+1,"
+            " expires=excluded.expires RETURNING fence",
+            (world, node, expires),
+        ).fetchall()
+        return fence
+
+
+def _latest_ids(rows: Iterable[tuple[str, int]], limit: int) -> list[tuple[str, int]]:
+    latest: dict[str, int] = {}
+    for eid, seq in rows:  # newest first: the first seq seen is an event's last row
+        latest.setdefault(eid, seq)
+    return sorted(latest.items(), key=lambda r: r[1])[-limit:]
+
+
+# -- the writer -----------------------------------------------------------------------------------
+
+_SQL = {
+    "log": "INSERT INTO log (world, seq, kind, event_id, name, body, at, fence)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "snapshot": "INSERT OR REPLACE INTO snapshots (world, seq, data, at, fence)"
+    " VALUES (?, ?, ?, ?, ?)",
+    "acked": "UPDATE worlds SET acked_seq=max(acked_seq, ?) WHERE name=?",
+    "adapter": "UPDATE worlds SET adapter=? WHERE name=?",
+}
+_PRUNE_SNAPSHOTS = (
+    "DELETE FROM snapshots WHERE world=? AND seq NOT IN"
+    " (SELECT seq FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT ?)"
+)
+# Only if the hash is still the one the key was checked against: a reset meanwhile stands.
+_REHASH = {
+    "gm": "UPDATE worlds SET gm_key_hash=? WHERE name=? AND gm_key_hash=?",
+    "observer": "UPDATE worlds SET observer_key_hash=? WHERE name=? AND observer_key_hash=?",
+}
+
+
+class SqliteWriter(GroupCommit):
+    """The file's single writer (see ``groupcommit.py`` for the batching). ``fences``: the
+    current fence of each world this process holds, which every commit checks."""
+
+    MAX_BATCH = 5000
+
+    def __init__(
+        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
+    ) -> None:
+        super().__init__()
+        self.db = SqliteDatabase(path, durability=durability)
+        self.fences: dict[str, int] = {}
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        # Without an fsync a commit takes microseconds: doing it on the event loop, once per
+        # turn, is cheaper than handing rows to a thread (each hand-off costs a GIL round
+        # trip). An fsync (durability="full") takes milliseconds: that goes to the thread.
+        self.inline = (durability != "full") if inline is None else inline
+        self._thread: threading.Thread | None = None
+        self._checkpoints: queue.SimpleQueue | None = None
+        self._checkpointer: threading.Thread | None = None
+        self._catch_up = False  # set by the checkpoint thread: the WAL outgrew WAL_LIMIT
+        if not self.inline:
+            self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
+            self._thread.start()
+        else:
+            # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB)
+            # would run inside some commit, on the event loop, for milliseconds. A thread with
+            # its own connection does it instead; WAL lets it run beside the writer.
+            self.db.conn.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoints = queue.SimpleQueue()
+            self._checkpointer = threading.Thread(
+                target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
+            )
+            self._checkpointer.start()
+
+    def _send(self, buf: list[Any]) -> None:
+        if self.inline:
+            self._commit([buf])
+        else:
+            self._q.put(buf)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Commit what is queued, then stop the threads and close the connection."""
+        self._flush()
+        if self._thread is not None:
+            self._q.put(None)
+            self._thread.join(timeout)
+        if self._checkpointer is not None and self._checkpoints is not None:
+            self._checkpoints.put(None)
+            self._checkpointer.join(timeout)
+        self.db.close()
+
+    CHECKPOINT_EVERY = 500
+    """Commits between two checkpoints (inline mode)."""
+    WAL_LIMIT = 16384
+    """WAL frames (pages, 64 MB) past which the writer checkpoints once itself."""
+
+    def _checkpoint_loop(self, path: str | Path) -> None:
+        assert self._checkpoints is not None
+        conn = connect(path)
+        try:
+            while self._checkpoints.get() is not None:
+                try:
+                    _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                except sqlite3.Error as e:  # retried at the next one; the WAL just grows
+                    log.warning("WAL checkpoint of %s failed: %s", path, e)
+                    continue
+                # Under steady writes the WAL is never restarted (frames arrive while this
+                # copies, so it is never caught up when the writer begins) and grows without
+                # end (300 MB in a minute of a benchmark). The writer finishes the job between
+                # two commits.
+                if frames > self.WAL_LIMIT:
+                    self._catch_up = True
+        finally:
+            conn.close()
+
+    def _run(self) -> None:
+        stop = False
+        while not stop:
+            chunks = [self._q.get()]
+            size = len(chunks[0] or ())
+            while size < self.MAX_BATCH:
+                try:
+                    chunk = self._q.get_nowait()
+                except queue.Empty:
+                    break
+                chunks.append(chunk)
+                size += len(chunk or ())
+            if None in chunks:
+                stop = True
+                chunks = [c for c in chunks if c is not None]
+            self._commit(chunks)
+
+    def _commit(self, chunks: list[list[Any]]) -> None:
+        """Write ``chunks`` in one transaction, then settle their barriers."""
+        batch = Batch(chunks)
+        refused = batch.refused(self.fences)
+        if refused:
+            batch.drop(refused)
+        error: BaseException | None = None
+        if batch.groups and self.failed is None:
+            conn = self.db.conn
+            started = time.perf_counter()
+            try:
+                conn.execute("BEGIN")
+                for op, rows in batch.groups.items():
+                    if op == "rehash":
+                        for role, new, world, old in rows:
+                            conn.execute(_REHASH[role], (new, world, old))
+                        continue
+                    conn.executemany(_SQL[op], rows)
+                    if op == "snapshot":
+                        conn.executemany(
+                            _PRUNE_SNAPSHOTS, [(p[0], p[0], SNAPSHOTS_KEPT) for p in rows]
+                        )
+                conn.execute("COMMIT")
+            except Exception as e:  # disk full, locked file...: report, never die silently
+                error = e
+                self.failed = e
+                log.critical("Could not save to the database %s: %s", self.db.path, e)
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            self._count(batch, started, error)
+            if self._checkpoints is not None and self.stats.batches % self.CHECKPOINT_EVERY == 0:
+                self._checkpoints.put(True)
+            if self._catch_up and error is None:
+                self._catch_up = False
+                # no other writer now: this one completes, and the next commit restarts the
+                # WAL from its start (a few ms, once per WAL_LIMIT of writes)
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        if self.failed is not None:
+            error = error or self.failed  # a file that failed once is not written again
+        self._settle(batch.barriers, error, refused, threadsafe=not self.inline)
+
+
+# -- the storage ----------------------------------------------------------------------------------
+
+
+class SqliteStorage(Storage):
+    """One SQLite file (see the module docstring)."""
+
+    def __init__(
+        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.location = str(path)
+        self.writer: SqliteWriter = SqliteWriter(path, durability=durability, inline=inline)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
+        self._db: SqliteDatabase | None = None
+        self._leases: dict[str, Lease] = {}
+        self._granting = asyncio.Lock()
+
+    def _with_db(self, fn: Callable[[SqliteDatabase], T]) -> T:
+        if self._db is None:
+            self._db = SqliteDatabase(self.path)
+        return fn(self._db)
+
+    async def _read(self, fn: Callable[[SqliteDatabase], T]) -> T:
+        """Run ``fn`` on the reader's connection, off the event loop (sqlite3 objects stay in
+        the thread that uses them)."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._with_db, fn)
+
+    async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.writer.close)
+
+        def shut() -> None:
+            if self._db is not None:
+                self._db.close()
+
+        await asyncio.get_running_loop().run_in_executor(self._pool, shut)
+        self._pool.shutdown()
+
+    # -- worlds ------------------------------------------------------------------------------
+    async def create_world(
+        self, name: str, gm_key_hash: str, observer_key_hash: str, options: dict | None = None
+    ) -> WorldRecord:
+        return await self._read(
+            lambda d: d.create_world(name, gm_key_hash, observer_key_hash, options)
+        )
+
+    async def set_key_hashes(self, name: str, gm_key_hash: str, observer_key_hash: str) -> None:
+        await self._read(lambda d: d.set_key_hashes(name, gm_key_hash, observer_key_hash))
+
+    async def key_hashes(self) -> dict[str, tuple[str, str]]:
+        return await self._read(lambda d: d.key_hashes())
+
+    async def world(self, name: str) -> WorldRecord | None:
+        return await self._read(lambda d: d.world(name))
+
+    async def worlds(self) -> list[WorldRecord]:
+        return await self._read(lambda d: d.worlds())
+
+    async def summaries(self) -> list[WorldSummary]:
+        return await self._read(lambda d: d.summaries())
+
+    # -- reading the log ---------------------------------------------------------------------
+    async def last_seq(self, world: str) -> int:
+        return await self._read(lambda d: d.last_seq(world))
+
+    async def log_after(
+        self, world: str, seq: int, kind: str | None = None, limit: int | None = None
+    ) -> list[LogRow]:
+        return await self._read(lambda d: d.log_after(world, seq, kind, limit))
+
+    async def count_commands(self, world: str, after: int, upto: int) -> int:
+        return await self._read(lambda d: d.count_commands(world, after, upto))
+
+    async def recent_events(
+        self, world: str, limit: int, *, within: int, containing: Sequence[str] = ()
+    ) -> list[LogRow]:
+        return await self._read(
+            lambda d: d.recent_events(world, limit, within=within, containing=containing)
+        )
+
+    async def recent_event_ids(self, world: str, limit: int) -> list[tuple[str, int]]:
+        return await self._read(lambda d: d.recent_event_ids(world, limit))
+
+    async def latest_snapshot(self, world: str) -> tuple[int, str] | None:
+        return await self._read(lambda d: d.latest_snapshot(world))
+
+    async def suspects(self, world: str) -> dict[str, tuple[str, str, float]]:
+        return await self._read(lambda d: d.suspects(world))
+
+    def mark_suspect_now(self, world: str, event_id: str, name: str, script: str) -> None:
+        db = SqliteDatabase(self.path)
+        try:
+            db.mark_suspect(world, event_id, name, script)
+        finally:
+            db.close()
+
+    # -- leases (this process's) -------------------------------------------------------------
+    async def acquire(self, world: str, node: str, ttl: float) -> Lease | None:
+        async with self._granting:
+            held = self._leases.get(world)
+            if held is not None and held.node != node and held.expires > time.time():
+                return None
+            expires = time.time() + ttl
+            fence = await self._read(lambda d: d.next_fence(world, node, expires))
+            lease = self._leases[world] = Lease(world, node, fence, expires)
+            self.writer.fences[world] = fence
+            return lease
+
+    async def renew(self, leases: Iterable[Lease], ttl: float) -> list[Lease]:
+        out = []
+        expires = time.time() + ttl
+        for lease in leases:
+            held = self._leases.get(lease.world)
+            if held is not None and held.fence == lease.fence:
+                held = self._leases[lease.world] = Lease(
+                    lease.world, held.node, held.fence, expires
+                )
+                out.append(held)
+        return out
+
+    async def release(self, lease: Lease) -> None:
+        held = self._leases.get(lease.world)
+        if held is not None and held.fence == lease.fence:
+            await self.barrier()  # what was queued under it is written first
+            if self._leases.get(lease.world) is held:
+                del self._leases[lease.world]
+                self.writer.fences.pop(lease.world, None)
+
+    async def owner(self, world: str) -> Lease | None:
+        held = self._leases.get(world)
+        return held if held is not None and held.expires > time.time() else None
