@@ -164,15 +164,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not create the 'default' world when the database has none",
     )
     serve.add_argument(
-        "--processes",
-        type=int,
-        choices=[1, 2],
-        default=1,
-        help="2: run the worlds in a second process (Linux), the sockets in this one. For a "
-        "server many clients use at once: about 1.35x the events per second at 100 clients "
-        "on 2 cores; a single client's round trip is ~0.07 ms slower",
-    )
-    serve.add_argument(
         "--node-id",
         default=None,
         metavar="NAME",
@@ -188,6 +179,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how long a server's hold on a world lasts without being renewed (every third "
         "of it): the worlds of a server that died wait this long before another may take them",
+    )
+    serve.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="redis://HOST[:PORT]/DB: serve as one node of a cluster, with every node that "
+        "names this Redis and the same --db postgresql://... database. A client may connect "
+        "to any node; each world is run by one node at a time, which takes the events the "
+        "others forward (docs/deployment.md)",
+    )
+    serve.add_argument(
+        "--forward-timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="with --redis: how long an event forwarded to the node running its world waits "
+        "for the answer before the client is told to send it again",
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
@@ -356,7 +364,6 @@ def cmd_world(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from adapters.bridge.front import can_split, serve_split
     from adapters.bridge.server import Bridge, BridgeConfig, WorldConfig, create_world
 
     logging.basicConfig(
@@ -406,7 +413,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         world_burst=args.world_burst,
         durability=args.durability,
         node=args.node_id,
-        lease_ttl=max(1.0, args.lease_ttl),
+        lease_ttl=max(0.5, args.lease_ttl),
+        redis=args.redis,
+        forward_timeout=max(0.1, args.forward_timeout),
         cors=args.allow_origin or "*",
         world=WorldConfig(
             snapshot_every=max(1, args.snapshot_every), sleep_after=max(0.0, args.sleep_after)
@@ -425,10 +434,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # (hosting.py, trim_memory). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU.
     gc.set_threshold(10_000, 20, 20)
     try:
-        if args.processes == 2 and can_split():
-            return serve_split(bridge)
-        if args.processes == 2:
-            log.warning("--processes 2 needs Linux; serving in one process.")
         asyncio.run(bridge.serve())
     except StoreError as e:
         print(f"vttbridge: {e}", file=sys.stderr)

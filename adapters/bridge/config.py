@@ -41,6 +41,12 @@ class BridgeConfig:
     lease_ttl: float = 15.0
     """Seconds a world's lease lasts unrenewed: how long the worlds of a node that died wait
     before another node may take them (renewed every third of it)."""
+    redis: str | None = None
+    """A ``redis://`` URL: join the nodes that share it and the PostgreSQL database
+    (``cluster.py``). None: serve alone."""
+    forward_timeout: float = 5.0
+    """Seconds an event forwarded to its world's owner waits for the ack before the client
+    is told ``world_unavailable`` (and this node tries to take the world)."""
     host: str = "127.0.0.1"
     port: int = 8787
     scripts: list[str] = field(default_factory=list)

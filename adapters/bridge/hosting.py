@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from adapters.base import Adapter
+from adapters.bridge.cluster import Cluster, RemoteWorld
 from adapters.bridge.config import BridgeConfig
 from adapters.bridge.process import duration, trim_memory
 from adapters.bridge.storage import (
@@ -37,6 +38,10 @@ class WorldUnavailable(Exception):
     """A world that exists but cannot be loaded (an unreadable snapshot, a broken script)."""
 
 
+class OwnedElsewhere(StoreError):
+    """Another node holds the world's lease."""
+
+
 class Hosting:
     """The hosted worlds of one bridge, by name."""
 
@@ -52,6 +57,11 @@ class Hosting:
         """Called with a world unloaded because this node lost it (its connections are
         closed there)."""
         self.closing = False
+        self.cluster: Cluster | None = None
+        """The other nodes (``--redis``; ``cluster.py``)."""
+        self.remote: dict[str, RemoteWorld] = {}
+        """Worlds other nodes own that this node's connections use."""
+        self._remote_lock = asyncio.Lock()
         self._loading: dict[str, asyncio.Task] = {}
         self._sleeping: dict[str, asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
@@ -67,7 +77,17 @@ class Hosting:
         self.leases = LeaseKeeper(self.store, node, cfg.lease_ttl, self.lost)
         if cfg.entry_point_scripts:
             self._plugins = entry_point_sources()
-        records = await self.store.worlds()
+        if cfg.redis:
+            if not str(cfg.database).startswith(("postgresql://", "postgres://")):
+                raise StoreError("--redis (a cluster of nodes) needs --db postgresql://...")
+            adapters = {a.name: a for a in self.adapters}
+            self.cluster = Cluster(cfg.redis, self, adapters, cfg.forward_timeout)
+            await self.cluster.start()
+            # In a cluster a world is loaded where a client first asks for it, so the worlds
+            # spread over the nodes their clients reach.
+            records = []
+        else:
+            records = await self.store.worlds()
         for rec in records:
             try:
                 await self._load(rec)
@@ -89,7 +109,7 @@ class Hosting:
         lease = await self.leases.acquire(rec.name)
         if lease is None:
             holder = await self.store.owner(rec.name)
-            raise StoreError(
+            raise OwnedElsewhere(
                 f"world {rec.name!r} is served by another node"
                 + (f" ({holder.node})" if holder is not None else "")
             )
@@ -108,7 +128,53 @@ class Hosting:
             await self.leases.release(lease)
             raise
         self.worlds[rec.name] = host
+        if self.cluster is not None:
+            await self.cluster.serve(host)
+            remote = self.remote.pop(rec.name, None)
+            if remote is not None:  # taken over: this node's connections move to the host
+                log.info("World %r is served by this node now.", rec.name)
+                await self._drop_remote(remote)
         return host
+
+    async def _drop_remote(self, remote: RemoteWorld) -> None:
+        remote.stopped = True
+        remote.outbox.wake_all()
+        if self.cluster is not None:
+            await self.cluster.unfollow(remote)
+        if self.on_unloaded is not None:
+            await self.on_unloaded(remote)  # type: ignore[arg-type]
+
+    async def _remote(self, name: str) -> RemoteWorld | None:
+        """World ``name`` as this node's connections use it while another node owns it."""
+        assert self.cluster is not None and self.store is not None
+        async with self._remote_lock:
+            remote = self.remote.get(name)
+            if remote is not None:
+                return remote
+            rec = await self.store.world(name)
+            if rec is None:
+                return None
+            remote = RemoteWorld(
+                rec,
+                self.cluster,
+                self.store,
+                seq=0,
+                keep=self.config.world.recent_commands,
+                on_orphaned=self._orphaned,
+            )
+            await self.cluster.follow(remote)  # before reading the log: no commit falls between
+            last = await self.store.last_seq(name)
+            remote.outbox.noted(-1, last, [])
+            remote.outbox.acked_seq = min(rec.acked_seq, last)
+            self.remote[name] = remote
+            return remote
+
+    def _orphaned(self, remote: RemoteWorld) -> None:
+        """A forwarded event found no owner: try to take the world (its lease decides)."""
+        if remote.name in self._loading or self.closing:
+            return
+        task = asyncio.ensure_future(self.get(remote.name))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def lost(self, name: str, fence: int, why: StoreError) -> None:
         """The database refused rows of world ``name`` written under ``fence`` (another node
@@ -128,6 +194,8 @@ class Hosting:
 
         async def unload() -> None:
             try:
+                if self.cluster is not None:
+                    await self.cluster.unserve(name)
                 if self.on_unloaded is not None:
                     await self.on_unloaded(host)
                 await host.stop(snapshot=False)
@@ -147,6 +215,15 @@ class Hosting:
         if host is not None:
             host.keep_awake()
             return host
+        remote = self.remote.get(name)
+        if remote is not None and not remote.orphaned:
+            # where a client that names no last_seq resumes: the owner's last saved GM ack
+            assert self.store is not None
+            rec = await self.store.world(name)
+            if rec is not None:
+                box = remote.outbox
+                box.acked_seq = max(box.acked_seq, min(rec.acked_seq, box.published))
+            return remote  # type: ignore[return-value]
         assert self.store is not None
         sleeping = self._sleeping.get(name)
         if sleeping is not None:  # being saved: wake it from that snapshot, not before
@@ -162,6 +239,13 @@ class Hosting:
             task = self._loading.setdefault(name, asyncio.ensure_future(self._load(rec)))
         try:
             return await asyncio.shield(task)
+        except OwnedElsewhere as e:
+            if self.cluster is None:
+                log.error("World %r could not be loaded: %s", name, e)
+                raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
+            if remote is not None:
+                remote.orphaned = False  # another node has it now
+            return await self._remote(name)  # type: ignore[return-value]
         except Exception as e:
             log.error("World %r could not be loaded: %s", name, e)
             raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
@@ -199,6 +283,8 @@ class Hosting:
                 await host.stop(snapshot=True)
                 await host.log.barrier()
                 assert self.leases is not None
+                if self.cluster is not None:
+                    await self.cluster.unserve(name)
                 await self.leases.release(host.lease)
                 log.info(
                     "World %r saved and asleep (no client for %s); it wakes when a client "
@@ -237,7 +323,12 @@ class Hosting:
                 await host.stop(snapshot=snapshot)
             except Exception:
                 log.exception("World %r did not stop cleanly", host.name)
+        if self.cluster is not None:
+            for name in list(self.worlds):
+                await self.cluster.unserve(name)
         if self.leases is not None:
             await self.leases.close()  # after the final snapshots are committed
+        if self.cluster is not None:
+            await self.cluster.close()
         if self.store is not None:
             await self.store.close()

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from adapters.bridge import dashboard, install
 from adapters.bridge.auth import Refused
+from adapters.bridge.cluster import RemoteWorld
 from adapters.bridge.hosting import WorldUnavailable
 from adapters.bridge.protocol import PROTOCOL_VERSION, ErrorCode
 
@@ -82,6 +83,10 @@ class HttpApi:
             return _error(503, ErrorCode.WORLD_UNAVAILABLE, str(e))
         if host is None:
             return _error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
+        if isinstance(host, RemoteWorld):
+            return _error(
+                503, ErrorCode.WORLD_UNAVAILABLE, f"World {name!r} is served by another node."
+            )
         return 200, host.state()
 
     async def _index(self, request: web.Request) -> web.Response:

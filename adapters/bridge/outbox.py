@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +70,7 @@ class Outbox:
         self,
         name: str,
         store: Storage,
-        world_log: WorldLog,
+        world_log: WorldLog | None,
         subscribers: dict[str, Subscriber],
         *,
         seq: int,
@@ -90,6 +91,9 @@ class Outbox:
         self._pending: deque[Message] = deque()  # logged, not yet durable
         self._recent: deque[Message] = deque()  # durable, oldest first
         self._recent_floor = seq  # commands with seq <= this may only be in the database
+        self.on_published: Callable[[int, int, list[Message]], Any] | None = None
+        """Told ``(published before, published now, the commands that became durable)``
+        after each commit (``cluster.py``: the other nodes are)."""
 
     @property
     def pending(self) -> bool:
@@ -98,22 +102,28 @@ class Outbox:
 
     def log(self, msg: Message) -> None:
         """Log a command (after its event's row); it is sent once :meth:`publish` is."""
+        assert self.world_log is not None
         self.world_log.command(msg["seq"], msg["op"], row_body(msg))
         self._pending.append(msg)
 
     def publish(self, upto: int) -> None:
         """Send the commands logged up to seq ``upto`` once the log is committed."""
+        assert self.world_log is not None
         self.world_log.after_commit(lambda error: self._published(upto, error))
 
     def _published(self, upto: int, error: BaseException | None) -> None:
         if error is not None:
             return  # not durable: never sent (the writer already reported the failure)
+        before, moved = self.published, []
         while self._pending and self._pending[0]["seq"] <= upto:
-            self._recent.append(self._pending.popleft())
+            moved.append(msg := self._pending.popleft())
+            self._recent.append(msg)
         while len(self._recent) > self.keep:
             self._recent_floor = self._recent.popleft()["seq"]
         self.published = max(self.published, upto)
         self.wake_all()
+        if self.on_published is not None and self.published > before:
+            self.on_published(before, self.published, moved)
 
     def wake_all(self) -> None:
         for sub in self.subscribers.values():
@@ -143,4 +153,5 @@ class Outbox:
         """The GM's client acknowledged command ``seq``."""
         if seq > self.acked_seq:
             self.acked_seq = seq
+            assert self.world_log is not None
             self.world_log.acked(seq)

@@ -64,9 +64,6 @@ class Refusal:
     def __init__(self, code: str, message: str) -> None:
         self.code, self.message = code, message
 
-    def __reduce__(self) -> tuple:  # picklable across the --processes 2 link
-        return (Refusal, (self.code, self.message))
-
     def ack(self) -> dict[str, Any]:
         return ack_error(self.code, self.message)
 

@@ -80,8 +80,7 @@ class Bridge:
         self.http = HttpApi(self)
         self.sio: Any = None
         self.transport: Transport | Any = None
-        """How commands and views reach the sockets: :class:`SioTransport`, or the link to
-        the socket process (``engine.py``)."""
+        """How commands and views reach the sockets (:class:`SioTransport`)."""
         self.app: web.Application | None = None
         self.port: int | None = None
         self._key_watch: asyncio.Task | None = None
@@ -111,8 +110,8 @@ class Bridge:
 
     # -- life cycle --------------------------------------------------------------------------
     async def open(self) -> None:
-        """Open the database and rebuild every world: all but the sockets (see ``engine.py``
-        for a bridge whose sockets live in another process)."""
+        """Open the database and rebuild every world (and join the cluster, with
+        ``--redis``): all but the sockets."""
         await self.hosting.open()
         if self.config.key_check_interval > 0:
             self._key_watch = asyncio.create_task(

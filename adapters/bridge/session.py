@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.base import Adapter, Inbound
 from adapters.bridge.auth import Refused
+from adapters.bridge.cluster import RemoteWorld
 from adapters.bridge.inbound import read_payload
 from adapters.bridge.outbox import Subscriber
 from adapters.bridge.protocol import Ack, ErrorCode, ack_error
@@ -197,6 +198,8 @@ class Sessions(Mapping[str, Session]):
         if isinstance(screened, dict):
             return screened
         host, payload = screened
+        if isinstance(host, RemoteWorld):  # another node owns it: its ack comes from there
+            return host.receive_raw(adapter, event, args[0])
         return host.receive(adapter, event, payload)
 
     def screen(

@@ -67,8 +67,7 @@ def connect_answer(refusal: dict[str, Any] | None) -> bool:
 
 
 class Transport(Protocol):
-    """What the bridge needs of the sockets: :class:`SioTransport` here, or the link to the
-    socket process (``engine.py``)."""
+    """What the bridge needs of the sockets (:class:`SioTransport`; tests may stand in)."""
 
     async def join(self, sid: str, ns: str, room: str) -> None: ...
 

@@ -234,28 +234,6 @@ async def printed(output: list[str], text: str, timeout: float = 10) -> None:
         raise AssertionError(f"{text!r} was not printed:\n{''.join(output)}") from None
 
 
-def children(pid: int) -> list[int]:
-    """The child processes of ``pid`` (Linux)."""
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-async def gone(pids: list[int], timeout: float) -> bool:
-    """Wait until none of ``pids`` runs any more (zombies count as gone)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            alive = []
-            for pid in pids:
-                try:
-                    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                except OSError:
-                    continue
-                if state != "Z":
-                    alive.append(pid)
-            if not alive:
-                return True
-            await asyncio.sleep(0.05)
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "bridge.sqlite3"

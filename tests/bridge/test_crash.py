@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from adapters.bridge.server import create_world
-from tests.bridge.conftest import TableClient, children, gone, logged, scene, start_serve
+from tests.bridge.conftest import TableClient, logged, scene, start_serve
 
 
 def http_state(url: str, key: str) -> dict:
@@ -30,12 +30,8 @@ def event(i: int) -> tuple[str, dict]:
     return "chat", {"id": f"e{i}", "text": "!help", "role": "gm"}
 
 
-@pytest.mark.parametrize(
-    ("backend", "processes"),
-    [("sqlite", 1), ("sqlite", 2), ("postgresql", 1)],
-    ids=["sqlite", "sqlite-2-processes", "postgresql"],
-)
-async def test_sigkill_mid_stream(tmp_path: Path, request, backend: str, processes: int):
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_sigkill_mid_stream(tmp_path: Path, request, backend: str):
     db = (
         tmp_path / "crash.sqlite3"
         if backend == "sqlite"
@@ -44,10 +40,8 @@ async def test_sigkill_mid_stream(tmp_path: Path, request, backend: str, process
     key, _ = create_world(db, "table1")
     # the same node name after the restart: it takes its worlds back at once, without
     # waiting for the lease of the node that was killed to expire
-    serve = ("--processes", str(processes), "--node-id", "crash-test")
+    serve = ("--node-id", "crash-test")
     proc, url = await start_serve(db, *serve)
-    engine = children(proc.pid)
-    assert len(engine) == processes - 1
     n = 400
     acked: dict[int, int] = {}
     client = TableClient()
@@ -74,8 +68,6 @@ async def test_sigkill_mid_stream(tmp_path: Path, request, backend: str, process
                 os.kill(proc.pid, signal.SIGKILL)  # mid-stream, with events in flight
         await asyncio.gather(*tasks)
         proc.wait(10)
-        # the world engine does not outlive the socket process (nor write after it died)
-        assert await gone(engine, timeout=10)
     finally:
         await client.close()
         if proc.poll() is None:

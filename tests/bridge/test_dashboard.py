@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import sqlite3
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +20,6 @@ from tests.bridge.conftest import (
     TableClient,
     moves_in_parallel,
     scene,
-    start_serve,
     start_server,
 )
 
@@ -293,37 +290,3 @@ async def test_a_watched_world_stays_awake(db, worlds, dashboards):
                 await asyncio.sleep(0.05)
     finally:
         await server.stop()
-
-
-# -- two processes ---------------------------------------------------------------------------------
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="Linux only")
-async def test_the_dashboard_through_two_processes(db, worlds, dashboards):
-    """``--processes 2``: the namespace in the socket process, the feed in the engine."""
-    gm_key, obs_key = worlds["table1"]
-    proc, url = await start_serve(db, "--processes", "2")
-    gm = TableClient()
-    try:
-        _, data = await refused(url, {"world": "table1", "key": obs_key + "x", "client": CLIENT})
-        assert data["code"] == "wrong_key"
-        await gm.connect(url, "table1", gm_key)
-        assert (await gm.send("snapshot", scene()))["ok"]
-        dash = await dashboards().connect(url, "table1", gm_key)
-        await dash.view(lambda v: v["link"]["connected"])
-        assert dash.welcome == {"world": "table1", "role": "gm"}
-        await moves_in_parallel(gm, 5)
-        await dash.view(lambda v: v["scene"]["tokens"][0]["x"] == 4)
-        await offer(gm)
-        await dash.view(lambda v: v["prompts"])
-        watcher = await dashboards().connect(url, "table1", obs_key)
-        ack = await watcher.answer({"id": "o1", "prompt": "p1", "option": "take_attack"})
-        assert ack["ok"] is False and ack["error"]["code"] == "read_only"
-        ack = await dash.answer({"id": "a1", "prompt": "p1", "option": "take_attack"})
-        assert ack["ok"] is True, ack
-        view = await watcher.view(lambda v: not v["prompts"])
-        assert any("Ally takes the attack" in ln["text"] for ln in view["log"])
-    finally:
-        await gm.close()
-        proc.send_signal(signal.SIGTERM)
-        assert await asyncio.to_thread(proc.wait, 20) == 0

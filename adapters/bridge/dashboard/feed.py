@@ -14,9 +14,9 @@ by :meth:`Bridge.authenticate`, in the same order and with the same refusals). T
   event (dedup by ``id``, logged, replayed after a restart, its commands sent to the VTT), and
   is acknowledged like one (``{"ok": true, "seq"}`` or an error).
 
-A watched world does not fall asleep. With ``--processes 2`` the namespace lives in the socket
-process (:class:`DashboardNamespace` over a link proxy, ``front.py``) and this feed in the
-engine, which builds the views.
+A watched world does not fall asleep. In a cluster (``cluster.py``) a dashboard is served by
+the node that owns its world; another node refuses it with ``world_unavailable``, naming the
+owner.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from adapters.base import Adapter, Command, Inbound
 from adapters.bridge.auth import Refused
+from adapters.bridge.cluster import RemoteWorld
 from adapters.bridge.dashboard.view import (
     ClientView,
     DashboardView,
@@ -196,6 +197,12 @@ class DashboardFeed:
         """Admit a page from ``address``; returns None, or the refusal ``{message, data}``."""
         try:
             _, host, role, verifier = await self.bridge.authenticate(auth, address)
+            if isinstance(host, RemoteWorld):
+                raise Refused(
+                    ErrorCode.WORLD_UNAVAILABLE,
+                    f"World {host.name!r} is served by another node of this cluster; open "
+                    "its dashboard there.",
+                )
         except Refused as r:
             world = auth.get("world") if isinstance(auth, dict) else None
             log.warning(

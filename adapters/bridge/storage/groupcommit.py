@@ -174,7 +174,7 @@ class GroupCommit:
         return bool(self._buf)
 
     def commit_now(self) -> None:
-        """Commit what is queued now instead of a turn later (see ``engine.py``)."""
+        """Commit what is queued now instead of a turn later."""
         if self._buf:
             self._flush()
 
