@@ -221,7 +221,7 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 def tree(pid: int) -> list[int]:
-    """A process and its children (the bridge's world engine is one; Linux)."""
+    """A process and its children (Linux)."""
     try:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
@@ -242,9 +242,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def rss_mb(pid: int) -> float:
-    """Resident memory of the server: VmRSS of its process; with ``--processes 2``, the PSS
-    of both summed (each page they still share since the fork counted once; RSS would
-    count it twice)."""
+    """Resident memory of the server: VmRSS of its process (with children, the PSS of all
+    summed: each page they share counted once; RSS would count it twice)."""
     pids = tree(pid)
     field, name = ("VmRSS:", "status") if len(pids) == 1 else ("Pss:", "smaps_rollup")
     total = 0.0
@@ -420,14 +419,6 @@ async def main() -> None:
     )
     ap.add_argument("--durability", choices=["normal", "full"], default="normal")
     ap.add_argument(
-        "--processes",
-        type=int,
-        choices=[1, 2],
-        default=1,
-        help="run the bridge as `vttbridge serve --processes N` (2: the worlds in a second "
-        "process; CPU us/ev then counts both)",
-    )
-    ap.add_argument(
         "--part",
         choices=["all", "speed", "connect", "memory"],
         default="all",
@@ -453,16 +444,16 @@ async def main() -> None:
 
     print(f"bench_bridge: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"{seconds:g} s per run, durability={args.durability}, "
-          f"bridge processes={args.processes}, echo transport={args.echo}, "
+          f"echo transport={args.echo}, "
           f"dashboards={'runs with one per world' if args.dashboard else 'none'}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
-            extra = ["--durability", args.durability, "--processes", str(args.processes)]
+            extra = ["--durability", args.durability]
             await speed(Path(tmpdir), seconds, extra, repeat, args.echo, args.dashboard)
         if args.part in ("all", "connect"):
-            await connect(Path(tmpdir), ["--processes", str(args.processes)], repeat, args.echo)
+            await connect(Path(tmpdir), [], repeat, args.echo)
         if args.part in ("all", "memory"):
-            await memory(Path(tmpdir), n_idle, ["--processes", str(args.processes)])
+            await memory(Path(tmpdir), n_idle, [])
 
 
 async def speed(

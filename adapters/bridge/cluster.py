@@ -40,6 +40,7 @@ from adapters.base import Adapter
 from adapters.bridge.inbound import read_payload
 from adapters.bridge.outbox import Message, Outbox, Subscriber
 from adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from adapters.bridge.storage import StoreError
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -109,7 +110,10 @@ class Cluster:
         from redis.asyncio import Redis
 
         self.redis = Redis.from_url(self.url)
-        await self.redis.ping()
+        try:
+            await self.redis.ping()
+        except Exception as e:
+            raise StoreError(f"cannot reach the Redis at {_display(self.url)}: {e}") from e
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.reply_channel)
         self._listener = asyncio.create_task(self._listen(), name="cluster:listen")
@@ -218,7 +222,10 @@ class Cluster:
                 host.adapter = adapter
                 host.log.linked(adapter.name)
             return
-        if op != "event" or adapter is None:
+        if op != "event":
+            return
+        if adapter is None:  # nodes that differ in their --adapter lists
+            self._reply(reply, req["id"], _no_adapter(req.get("adapter")))
             return
         payload = read_payload(adapter, req["event"], (req["payload"],))
         if isinstance(payload, dict):
@@ -294,6 +301,14 @@ class Cluster:
             if self._pubsub is not None:
                 with contextlib.suppress(Exception):
                     await self._pubsub.unsubscribe(published_channel(remote.name))
+
+
+def _no_adapter(name: Any) -> Ack:
+    return ack_error(
+        ErrorCode.INTERNAL,
+        f"The node serving this world has no adapter {name!r}: give every "
+        "node the same --adapter options.",
+    )
 
 
 def _not_here(world: str) -> Ack:
