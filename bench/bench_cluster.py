@@ -67,18 +67,15 @@ def services(tmp: Path) -> tuple[str, str, bool]:
     return env["VTTBRIDGE_TEST_POSTGRES"], env["VTTBRIDGE_TEST_REDIS"], True
 
 
-def fresh_schema(pg: str) -> str:
+async def fresh_schema(pg: str) -> str:
     """A URL on a new schema of ``pg`` (each run starts from empty tables)."""
     import asyncpg
 
     schema = f"bench_{secrets.token_hex(4)}"
 
-    async def make() -> None:
-        conn = await asyncpg.connect(pg)
-        await conn.execute(f"CREATE SCHEMA {schema}")
-        await conn.close()
-
-    asyncio.run(make())
+    conn = await asyncpg.connect(pg)
+    await conn.execute(f"CREATE SCHEMA {schema}")
+    await conn.close()
     return f"{pg}{'&' if '?' in pg else '?'}search_path={schema}"
 
 
@@ -91,7 +88,7 @@ def node_cmd(db: str, redis: str, i: int) -> list[str]:
 
 async def setup_worlds(session, owners: list[str], world_keys: dict[str, str]) -> None:
     """Load world ``w<i>`` at ``owners[i % len(owners)]`` with its scene and a combat."""
-    for i, w in enumerate(WORLDS):
+    for i, w in enumerate(w for w in WORLDS if w in world_keys):
         c = RawClient(session, owners[i % len(owners)])
         await c.connect({"world": w, "key": world_keys[w], "client": CLIENT})
         assert (await c.call("snapshot", scene_payload(3)))["ok"]
@@ -212,7 +209,7 @@ async def main() -> None:
                     results[("one", n)] = await load([one_url], n, keys_one, seconds)
             finally:
                 stop(one)
-            db = fresh_schema(pg)
+            db = await fresh_schema(pg)
             keys_pg = make_worlds(db, WORLDS)  # type: ignore[arg-type]
             nodes = [start(node_cmd(db, redis, i)) for i in range(3)]
             urls = [u for _, u in nodes]
@@ -224,7 +221,7 @@ async def main() -> None:
             finally:
                 for proc, _ in nodes:
                     stop(proc)
-            db = fresh_schema(pg)
+            db = await fresh_schema(pg)
             took = await failover(db, redis, make_worlds(db, ["w0"]))  # type: ignore[arg-type]
         finally:
             if started:

@@ -208,9 +208,9 @@ class Bridge:
         viewers = self.dashboards.viewers.values()
         gone = [(s.sid, s.adapter.ns) for s in self.sessions.values() if s.host is host]
         gone += [(v.sid, DASHBOARD) for v in viewers if v.world == host.name]
-        for sid, ns in gone:
+        for sid, ns in gone:  # their transports: the clients reconnect, with their last_seq
             try:
-                await self.transport.disconnect(sid, ns)
+                await self.transport.drop(sid, ns)
             except Exception:
                 log.debug("closing %s failed", sid, exc_info=True)
 

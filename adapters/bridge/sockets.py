@@ -83,6 +83,8 @@ class Transport(Protocol):
 
     async def disconnect(self, sid: str, ns: str) -> None: ...
 
+    async def drop(self, sid: str, ns: str) -> None: ...
+
     async def close(self) -> None: ...
 
 
@@ -117,8 +119,28 @@ class SioTransport:
         """Close one connection's namespace, as the server (the client is told)."""
         await self.sio.disconnect(sid, namespace=ns)
 
+    async def drop(self, sid: str, ns: str) -> None:
+        """Close one connection's transport: the client reconnects by itself (told "server
+        disconnect", a socket.io client would not)."""
+        eio = self.sio.eio
+        eio_sid = self.sio.manager.eio_sid_from_sid(sid, ns)
+        sock = eio.sockets.get(eio_sid) if eio_sid is not None else None
+        if sock is None:
+            return
+        await _close_socket(eio, sock)
+
     async def close(self) -> None:
         await close_sockets(self.sio)
+
+
+async def _close_socket(eio: Any, sock: Any) -> None:
+    # close(wait=False): engineio's disconnect() waits for each socket's queue to drain,
+    # which never happens for a client that left a moment ago.
+    await sock.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
+    if getattr(sock, "upgraded", False):
+        # after the CLOSE packet, end the websocket's writer: it closes the socket instead
+        # of waiting for the client to hang up
+        sock.queue.put_nowait(None)
 
 
 async def close_sockets(sio: socketio.AsyncServer) -> None:
@@ -130,13 +152,7 @@ async def close_sockets(sio: socketio.AsyncServer) -> None:
     eio = sio.eio
     for sock in list(getattr(eio, "sockets", {}).values()):
         try:
-            # close(wait=False): engineio's disconnect() waits for each socket's queue to
-            # drain, which never happens for a client that left a moment ago.
-            await sock.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
-            if getattr(sock, "upgraded", False):
-                # after the CLOSE packet, end the websocket's writer: it closes the socket
-                # instead of waiting for the client to hang up
-                sock.queue.put_nowait(None)
+            await _close_socket(eio, sock)
         except Exception:
             log.debug("closing a client transport failed", exc_info=True)
     await asyncio.sleep(0.05)  # let the transports' writers send the close
