@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 import socketio
 
+from adapters.bridge.cluster import Cluster, RemoteWorld
+from adapters.bridge.outbox import row_body
 from adapters.bridge.server import create_world
-from adapters.bridge.storage import LogRow, run_blocking
+from adapters.bridge.storage import LogRow, open_storage, run_blocking
 from tests.bridge.conftest import TableClient, printed, scene, start_serve
 
 LEASE = "1.5"  # seconds: a dead owner's worlds are taken over this soon
@@ -179,8 +181,12 @@ async def test_the_owner_killed_mid_burst(postgres_url, nodes):
     try:
         await gm.send("snapshot", scene())
 
-        async def play(i: int) -> None:
-            acked[i] = (await gm.send("tokenMoved", move(i)))["seq"]
+        async def play(i: int) -> None:  # moves, and every third a chat command (commands)
+            if i % 3:
+                acked[i] = (await gm.send("tokenMoved", move(i)))["seq"]
+            else:
+                chat = {"id": f"mv-{i}", "text": "!help", "role": "gm"}
+                acked[i] = (await gm.send("chat", chat))["seq"]
 
         window = 6
         tasks: list[asyncio.Task] = []
@@ -252,3 +258,30 @@ async def test_a_paused_owner_is_fenced_out(postgres_url, nodes):
     fences = {r.event_id: r.fence for r in rows if r.kind == "event"}
     assert len({fences[f"mv-{i}"] for i in range(5)}) == 1
     assert fences["mv-4"] < fences["mv-5"] == fences["mv-10"]
+
+
+async def test_a_missed_note_is_read_from_the_log(tmp_path):
+    """A node told of some commits and not of others (a note lost, a new owner) sends its
+    connections every command anyway: the gap is read from the log."""
+    store = await open_storage(tmp_path / "w.sqlite3")
+    try:
+        await store.create_world("table1", "h1", "h2")
+        lease = await store.acquire("table1", "owner", 30)
+        assert lease is not None
+        rows = store.log(lease)
+        msgs = [{"seq": s, "op": "chat.post", "data": {"text": f"c{s}"}} for s in range(1, 7)]
+        for m in msgs:
+            rows.command(m["seq"], m["op"], row_body(m))
+        await rows.barrier()
+        rec = await store.world("table1")
+        assert rec is not None
+        unstarted = Cluster("redis://127.0.0.1:1/0", None, {}, 1.0)  # type: ignore[arg-type]
+        remote = RemoteWorld(rec, unstarted, store, seq=0, keep=100, on_orphaned=lambda r: None)
+        box = remote.outbox
+        box.noted(0, 2, msgs[:2])  # heard
+        box.noted(4, 6, msgs[4:])  # the note of 3 and 4 was missed
+        assert await box.after(0) == msgs
+        assert await box.after(5) == msgs[5:]
+        assert await box.count_after(2) == 4
+    finally:
+        await store.close()
