@@ -501,12 +501,6 @@ def test_held_move_refused_without_the_holds_script(adapter):
     assert e.value.code == "not_holding"
 
 
-def test_our_own_actor_update_is_not_a_sheet_edit(adapter):
-    payload = fixture("updateActor")
-    payload["options"] = {"vttbridge": {"bridge": True, "seq": 12}}
-    assert translate(adapter, "updateActor", payload, warehouse()) == []
-
-
 def test_the_modules_path_length_fixture_is_what_the_rules_measure():
     """module/src/geometry.js pathLength is checked against this fixture (unit-v13.test.mjs):
     the ruler's colours must measure a path as the rules do."""
