@@ -104,6 +104,44 @@ class UpdateConditions(BaseEffect):
     """Conditions it showed and is no longer in, sorted."""
 
 
+HOLD_BUDGET_MS = 1500
+"""How long a VTT's client waits for the bridge to acknowledge a held move."""
+
+
+class MoveWatch(BaseModel):
+    """One watched trigger of :class:`WatchMoves`: moves of ``token`` (any token when None,
+    never ``exclude``) that enter one of ``cells`` (any move when ``cells`` is None)."""
+
+    cells: list[tuple[int, int]] | None = None
+    token: str | None = None
+    exclude: str | None = None
+
+
+class WatchMoves(BaseEffect):
+    """The moves the bridge wants to see before they happen, for ``scene`` (all scenes when
+    None): the VTT holds a move that one of ``watches`` matches until the bridge releases it
+    (:class:`ReleaseMove`), at most ``max_hold_ms``. An empty ``watches`` list ends all
+    holding. Sent by the held-moves script (:mod:`sdk.holds`); an adapter whose VTT cannot
+    hold moves drops it."""
+
+    type: Literal["watch_moves"] = "watch_moves"
+    scene: str | None = None
+    watches: list[MoveWatch] = Field(default_factory=list)
+    budget_ms: int = HOLD_BUDGET_MS
+    max_hold_ms: int = 90_000
+
+
+class ReleaseMove(BaseEffect):
+    """End the hold ``hold`` (the held event's id): put ``token`` at ``cell``. ``moved`` is
+    False when the rules kept it where it started."""
+
+    type: Literal["release_move"] = "release_move"
+    hold: str
+    token: str
+    cell: Cell
+    moved: bool = True
+
+
 Effect = Annotated[
     PostChat
     | UpdateToken
@@ -111,7 +149,9 @@ Effect = Annotated[
     | AdvanceTurn
     | AskPlayer
     | UpdateStats
-    | UpdateConditions,
+    | UpdateConditions
+    | WatchMoves
+    | ReleaseMove,
     Field(discriminator="type"),
 ]
 """Any effect, discriminated by ``type``."""
@@ -122,13 +162,17 @@ EFFECTS_ADAPTER: TypeAdapter[list[Effect]] = TypeAdapter(list[Effect])
 __all__ = [
     "EFFECTS_ADAPTER",
     "EFFECT_ADAPTER",
+    "HOLD_BUDGET_MS",
     "AdvanceTurn",
     "AskPlayer",
     "BaseEffect",
     "Effect",
+    "MoveWatch",
     "PostChat",
+    "ReleaseMove",
     "SetInitiative",
     "UpdateConditions",
     "UpdateStats",
     "UpdateToken",
+    "WatchMoves",
 ]

@@ -40,7 +40,7 @@ from rules.characters import RULES_OWNED
 from rules.geometry import Cell, Grid
 from sdk import effects as fx
 from sdk import events as ev
-from sdk.builtins import holds
+from sdk import holds
 from sdk.events import Event
 
 from .geometry import foundry_xy, path_cells, region_cells, token_cell
@@ -236,7 +236,7 @@ class FoundryAdapter(Adapter):
     def _in_preUpdateToken(self, p: PreUpdateToken, world: Any) -> list[Event]:
         """A held move: the attempt, reported before Foundry commits it. The runtime sees the
         move now; the module completes it when the bridge answers (see
-        :mod:`sdk.builtins.holds`)."""
+        :mod:`sdk.holds`)."""
         if "x" not in p.changes and "y" not in p.changes:
             return []
         if world is not None and holds.SCRIPT_NAME not in (_get(world, "store") or {}):
@@ -395,13 +395,6 @@ class FoundryAdapter(Adapter):
 
     # -- out --------------------------------------------------------------------------------
     def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
-        # the built-in holds script's effects (not in the Effect union) are recognised by
-        # their ``type``, not their class, like any script's own effects
-        kind = getattr(effect, "type", None)
-        if kind == "watch_moves":
-            return self._watch(holds.WatchMoves.model_validate(effect.model_dump()), world)
-        if kind == "release_move":
-            return [self._release(holds.ReleaseMove.model_validate(effect.model_dump()), world)]
         match effect:
             case fx.PostChat():
                 return [self._chat(effect.text, effect.whisper_to, effect.speaker, world)]
@@ -417,6 +410,10 @@ class FoundryAdapter(Adapter):
                 return self._actor_update(effect, world)
             case fx.UpdateConditions():
                 return self._statuses(effect, world)
+            case fx.WatchMoves():
+                return self._watch(effect, world)
+            case fx.ReleaseMove():
+                return [self._release(effect, world)]
         log.warning("Foundry adapter: no command for effect %s", type(effect).__name__)
         return []
 
@@ -462,7 +459,7 @@ class FoundryAdapter(Adapter):
         options: dict[str, Any] = {"animate": u.animate, FLAG: {"bridge": True}}
         return [Command(op="Token.update", data=data, options=options)]
 
-    def _release(self, r: holds.ReleaseMove, world: Any) -> Command:
+    def _release(self, r: fx.ReleaseMove, world: Any) -> Command:
         """The end of a held move: ``options.vttbridge.hold`` names the hold; a module with
         that hold open applies the move it holds (the exact drop position) when ``moved``."""
         data = _token_ref(r.token, world)
@@ -470,7 +467,7 @@ class FoundryAdapter(Adapter):
         options = {"animate": True, FLAG: {"bridge": True, "hold": r.hold, "moved": r.moved}}
         return Command(op="Token.update", data=data, options=options)
 
-    def _watch(self, w: holds.WatchMoves, world: Any) -> list[Command]:
+    def _watch(self, w: fx.WatchMoves, world: Any) -> list[Command]:
         scene = w.scene or _get(world, "active_scene")
         watch = {
             "v": 1,

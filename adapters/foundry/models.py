@@ -577,7 +577,7 @@ class CombatUpdateData(BaseModel):
 
 class SceneUpdateData(BaseModel):
     """``scene.update(data)``: used for ``flags.vttbridge.watch``, the moves the bridge wants to
-    see before they happen (see :mod:`sdk.builtins.holds`)."""
+    see before they happen (see :mod:`sdk.holds`)."""
 
     model_config = _DOC
 

@@ -73,7 +73,7 @@ from .models import (
     DestroyGraphic,
     Graphic,
     MarkerPatch,
-    MoveWatch,
+    ModWatch,
     Page,
     SendChatData,
     SetData,
@@ -649,12 +649,11 @@ class Roll20Adapter(Adapter):
                 return [self._set_stats(effect, world)]
             case fx.UpdateConditions():
                 return self._markers(effect)
-        kind = str(getattr(effect, "type", type(effect).__name__))
-        if kind.endswith("watch_moves"):
-            return [self._watch(effect, world)]
-        if kind.endswith("release_move"):
-            return self._release(effect, world)
-        log.warning("Roll20 adapter: no command for effect %s", kind)
+            case fx.WatchMoves():
+                return [self._watch(effect, world)]
+            case fx.ReleaseMove():
+                return self._release(effect, world)
+        log.warning("Roll20 adapter: no command for effect %s", type(effect).__name__)
         return []
 
     def _chat(self, body: str, whisper_to: str | None, speaker: str | None, world: Any) -> Command:
@@ -758,14 +757,14 @@ class Roll20Adapter(Adapter):
         )
         return _campaign_set(patch)
 
-    def _watch(self, effect: Any, world: Any) -> Command:
+    def _watch(self, effect: fx.WatchMoves, world: Any) -> Command:
         """The built-in holds script's watch set (``watch_moves``, see
-        :mod:`sdk.builtins.holds`) as the Mod's ``watch`` command."""
+        :mod:`sdk.holds`) as the Mod's ``watch`` command."""
         watches = []
         for w in _get(effect, "watches", []) or []:
             cells = _get(w, "cells")
             watches.append(
-                MoveWatch(
+                ModWatch(
                     cells=None if cells is None else [(int(c[0]), int(c[1])) for c in cells],
                     token=_get(w, "token"),
                     exclude=_get(w, "exclude"),
@@ -776,7 +775,7 @@ class Roll20Adapter(Adapter):
         )
         return Command(op="watch", data=data.model_dump())
 
-    def _release(self, effect: Any, world: Any) -> list[Command]:
+    def _release(self, effect: fx.ReleaseMove, world: Any) -> list[Command]:
         """End a held move (``release_move``): put the token where the rules left it; the
         Mod restores the move's path when that is where the player dragged it."""
         cell = _get(effect, "cell")

@@ -472,7 +472,7 @@ class CampaignSetData(BaseModel):
     merge: TurnOrderPatch | None = None
 
 
-class MoveWatch(BaseModel):
+class ModWatch(BaseModel):
     """One watched trigger: moves of ``token`` (any token when None; never ``exclude``) that
     enter one of ``cells`` (any move when ``cells`` is None)."""
 
@@ -487,5 +487,5 @@ class WatchData(BaseModel):
     ``max_hold_ms`` for the bridge, then goes through (and the GM is told)."""
 
     page: str | None = None
-    watches: list[MoveWatch] = Field(default_factory=list)
+    watches: list[ModWatch] = Field(default_factory=list)
     max_hold_ms: int | None = Field(None, ge=0)

@@ -1,20 +1,17 @@
-"""Built-in rule handlers, registered through the same :class:`sdk.Script` API a scripter uses:
-one script per area (core, spycraft, foe, holds). Every world loads all four; the system ones
-answer only in a world of their system, and holds (moves a Ready watches on the attempt wait
-for it, see :mod:`sdk.builtins.holds`) acts only once such a Ready is declared.
+"""The built-in chat commands, written with the same :class:`sdk.Script` API a scripter uses:
+one script per area. ``core`` (``!help``, ``!set``, ``!answer``, initiative and turns, for any
+system), ``spycraft`` (``!ready``, ``!standoff``, ``!delay``...) and ``foe`` (``!surprise``,
+``!move``, ``!charge``, ``!jump``, ``!sneak``...; and the FoE movement rules' ``before_move``
+judge). The system scripts answer only in a world of their system. :mod:`sdk.chat.parsing`
+holds the argument helpers they share.
 
-``core``, ``spycraft`` and ``foe`` here are the :class:`sdk.Script` objects; ``holds`` stays
-the module (adapters import its effects and ``SCRIPT_NAME``), its script is ``holds.script``."""
+Every world loads them, with the held-moves script :mod:`sdk.holds`
+(:data:`sdk.runtime.scripts.BUILTIN_SCRIPTS`)."""
 
 from __future__ import annotations
 
-from sdk.builtins import holds
-from sdk.builtins.core import script as core
-from sdk.builtins.foe import script as foe
-from sdk.builtins.spycraft import script as spycraft
+from sdk.chat.core import script as core
+from sdk.chat.foe import script as foe
+from sdk.chat.spycraft import script as spycraft
 
-BUILTIN_SCRIPTS = [core, spycraft, foe, holds.script]
-for _script in BUILTIN_SCRIPTS:
-    _script.trusted = True  # our own code: no watchdog on its callbacks (a token move runs one)
-
-__all__ = ["BUILTIN_SCRIPTS", "core", "foe", "holds", "spycraft"]
+__all__ = ["core", "foe", "spycraft"]

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from rules import actions
 from rules import encounter as rules_enc
 from rules.outcome import Outcome
-from sdk.commands import key_values, parse_int, parse_value
+from sdk.chat.parsing import key_values, parse_int, parse_value
 from sdk.context import Context
 from sdk.errors import UsageError
 from sdk.events import (
@@ -167,7 +167,7 @@ DO_DEFAULT_COST = "half"
     "otherwise (full: FoE both actions); completing an action attempted this turn is free.",
 )
 def do(cmd: ChatCommand, ctx: Context) -> None:
-    from sdk.commands import split_flags
+    from sdk.chat.parsing import split_flags
 
     pos, flags = split_flags(cmd.argv, {"target": True, "done": False, "cost": True})
     if not pos:

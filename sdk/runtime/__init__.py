@@ -68,7 +68,7 @@ from sdk.runtime.consumer import MAX_DERIVED, Consumer, _Step
 from sdk.runtime.dispatch import Dispatcher, _Route
 from sdk.runtime.moves import Movement
 from sdk.runtime.outcomes import OutcomeApplier
-from sdk.runtime.scripts import ScriptRegistry, _Loaded
+from sdk.runtime.scripts import ScriptRegistry, _Loaded, builtin_scripts
 from sdk.runtime.snapshot import SNAPSHOT_FORMAT, Snapshots, roller_from_state, roller_state
 from sdk.runtime.supervisor import Supervisor
 from sdk.runtime.waiting import Waiting, _Waiter
@@ -191,9 +191,7 @@ class WorldRuntime(
         self._pending_hooks: list[Script] = []
 
         if builtins:
-            from sdk.builtins import BUILTIN_SCRIPTS
-
-            for script in BUILTIN_SCRIPTS:
+            for script in builtin_scripts():
                 self._add_loaded(_Loaded([script], Source("builtin", script.name)))
         for src in scripts:
             self.load_script(src)

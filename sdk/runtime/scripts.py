@@ -31,6 +31,17 @@ class _Loaded:
     source: Source
 
 
+def builtin_scripts() -> list[Script]:
+    """The scripts every world loads unless told not to: the chat commands (:mod:`sdk.chat`)
+    and held moves (:mod:`sdk.holds`). Imported on first use: they import the SDK."""
+    from sdk import chat, holds
+
+    scripts = [chat.core, chat.spycraft, chat.foe, holds.script]
+    for script in scripts:
+        script.trusted = True  # our own code: no watchdog on its callbacks (a token move runs one)
+    return scripts
+
+
 class ScriptRegistry:
     """A world's loaded scripts and their registrations."""
 

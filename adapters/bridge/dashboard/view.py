@@ -32,7 +32,7 @@ from rules.encounter import Combatant, Encounter
 from rules.foe.movement import movement_allowed, round_cap
 from rules.spycraft.standoff import thresholds_exceeded
 from rules.spycraft.state import StandOff
-from sdk.builtins.spycraft import READY_WATCH
+from sdk.chat.spycraft import READY_WATCH
 from sdk.effects import AskPlayer, PostChat
 from sdk.regions import within
 from sdk.triggers import SPEC_ADAPTER, EnterSpec, WithinSpec
