@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from rules import actions
 from rules.characters import RULES_OWNED, Character
@@ -30,6 +30,10 @@ from sdk.world import Prompt, Token, Watch, World, WorldSettings, check_stats
 
 if TYPE_CHECKING:
     from sdk.script import Script
+
+
+E = TypeVar("E", bound=BaseEvent)
+"""An event class, for the typed :meth:`Context.wait_for`."""
 
 
 class WorldAccess(Protocol):
@@ -433,6 +437,24 @@ class Context:
         )
         return await self._rt.wait_prompt(prompt.id)
 
+    @overload
+    async def wait_for(
+        self,
+        event_type: type[E],
+        /,
+        *,
+        check: Callable[[E], bool] | None = None,
+        timeout: float | None = None,
+    ) -> E: ...
+
+    @overload
+    async def wait_for(
+        self,
+        *event_types: type[BaseEvent],
+        check: Callable[[Any], bool] | None = None,
+        timeout: float | None = None,
+    ) -> BaseEvent: ...
+
     async def wait_for(
         self,
         *event_types: type[BaseEvent],
@@ -440,7 +462,10 @@ class Context:
         timeout: float | None = None,
     ) -> Any:
         """Wait for the next event of these types (any event by default) for which
-        ``check(event)`` is true; raises :class:`TimeoutError` after ``timeout`` seconds."""
+        ``check(event)`` is true; raises :class:`TimeoutError` after ``timeout`` seconds.
+        With one type the result has that type for a type checker:
+        ``moved = await ctx.wait_for(TokenMoved, check=lambda e: e.token == "t1")`` is a
+        :class:`sdk.events.TokenMoved`."""
         return await self._rt.wait_event(event_types or (BaseEvent,), check, timeout, self.script)
 
     async def sleep(self, seconds: float) -> None:

@@ -62,7 +62,7 @@ from sdk.clock import Clock, Handle, SystemClock
 from sdk.effects import Effect
 from sdk.errors import EventRejected
 from sdk.events import Event
-from sdk.loader import Source, entry_point_sources, scripts_of_object
+from sdk.loader import ScriptSource, entry_point_sources, scripts_of_object
 from sdk.runtime.commands import CommandRunner
 from sdk.runtime.consumer import MAX_DERIVED, Consumer, _Step
 from sdk.runtime.dispatch import Dispatcher, _Route
@@ -138,13 +138,15 @@ class WorldRuntime(
         world: World | None = None,
     ) -> None:
         """``scripts``: :class:`sdk.Script` objects, modules, module names or paths of ``.py``
-        files (files reload when they change, checked every ``reload_interval`` seconds; None
-        turns that off). ``entry_points=True`` also loads the ``vttbridge.scripts`` entry point
-        group; a host of many worlds passes what :func:`sdk.loader.entry_point_sources` found
-        once instead (a scan reads every installed package's metadata). ``builtins=False``
-        leaves out the built-in rule handlers. ``clock`` drives prompt and ``wait_for``
-        timeouts (tests pass a :class:`sdk.clock.ManualClock`); ``index`` is the trigger index
-        class (``ScanIndex`` is the naive baseline)."""
+        files. A file is imported once per process and shared (:mod:`sdk.script_host`); it
+        reloads when it changes while the world runs, unless ``reload_interval`` is None (any
+        other value turns watching on: the OS's file events say when). ``entry_points=True``
+        also loads the ``vttbridge.scripts`` entry point group; a host of many worlds passes
+        what :func:`sdk.loader.entry_point_sources` found once instead (a scan reads every
+        installed package's metadata). ``builtins=False`` leaves out the built-in rule
+        handlers. ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
+        :class:`sdk.clock.ManualClock`); ``index`` is the trigger index class (``ScanIndex`` is
+        the naive baseline)."""
         self.world_id = world_id
         self.world = world or World(id=world_id)
         if options is not None:
@@ -162,7 +164,6 @@ class WorldRuntime(
         self._queue: asyncio.Queue[tuple[Any, asyncio.Future[Any] | None]] | None = None
         self._lock = asyncio.Lock()
         self._consumer: asyncio.Task[None] | None = None
-        self._watcher: asyncio.Task[None] | None = None
         self._journal: list[JournalCallback] = []
         self._effect_subs: list[EffectsCallback] = []
         self._step: _Step | None = None
@@ -192,7 +193,7 @@ class WorldRuntime(
 
         if builtins:
             for script in builtin_scripts():
-                self._add_loaded(_Loaded([script], Source("builtin", script.name)))
+                self._add_loaded(_Loaded([script], ScriptSource("builtin", script.name)))
         for src in scripts:
             self.load_script(src)
         if entry_points:
@@ -200,7 +201,7 @@ class WorldRuntime(
             for name, obj in found:
                 try:
                     self._add_loaded(
-                        _Loaded(scripts_of_object(obj, name), Source("entry_point", name))
+                        _Loaded(scripts_of_object(obj, name), ScriptSource("entry_point", name))
                     )
                 except Exception as e:  # a broken plug-in must not keep the world down
                     log.error("script entry point %s failed to load: %s", name, e)

@@ -65,20 +65,16 @@ class Consumer:
         self._consumer = asyncio.create_task(self._consume(), name=f"world:{self.world_id}")
         for prompt in self.world.prompts.values():
             self._arm_prompt_timer(prompt)
+        self._host_files(True)
         if self._pending_hooks:
             hooks, self._pending_hooks = self._pending_hooks, []
-            await self._call_soon(lambda: self._run_load_hooks(hooks))
-        if self.reload_interval and any(ld.source.path for ld in self._loaded.values()):
-            self._watcher = asyncio.create_task(self._watch_files(), name="script-watcher")
+            await self._call_soon(lambda: self._run_hooks(hooks, "load_hooks"))
 
     async def stop(self) -> None:
         """Let the event being processed finish, then stop: waiting callbacks are cancelled,
-        timers disarmed, queued events dropped (their submitters get ``CancelledError``)."""
-        if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watcher
-            self._watcher = None
+        timers disarmed, queued events dropped (their submitters get ``CancelledError``), the
+        scripts' ``on_unload`` hooks run, and the script files it used released."""
+        was_running = self.running
         if self._consumer is not None:
             self._consumer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -86,6 +82,9 @@ class Consumer:
             self._consumer = None
         # an event a caller is processing (process()) finishes first; nothing starts after
         async with self._lock:
+            scripts = [s for s in self._scripts.values() if s.unload_hooks]
+            if was_running and scripts:
+                await self._run_job(lambda: self._run_hooks(scripts, "unload_hooks"), None)
             for h in self._prompt_timers.values():
                 h.cancel()
             self._prompt_timers.clear()
@@ -108,6 +107,7 @@ class Consumer:
                     if fut is not None and not fut.done():
                         fut.cancel()
             self._queue = None
+            self._host_files(False)
 
     async def __aenter__(self) -> WorldRuntime:
         await self.start()

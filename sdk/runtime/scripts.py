@@ -16,11 +16,12 @@ from sdk.effects import (
     PostChat,
 )
 from sdk.errors import ScriptError
-from sdk.loader import Source, load_source
+from sdk.loader import ScriptSource, load_source, script_path
 from sdk.script import (
     Command,
     Script,
 )
+from sdk.script_host import script_host
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class _Loaded:
     scripts: list[Script]
-    source: Source
+    source: ScriptSource
 
 
 def builtin_scripts() -> list[Script]:
@@ -45,29 +46,51 @@ def builtin_scripts() -> list[Script]:
 class ScriptRegistry:
     """A world's loaded scripts and their registrations."""
 
-    # -- scripts ----------------------------------------------------------------------------
     def load_script(self, source: Any) -> list[str]:
         """Load a script (Script, module, module name or ``.py`` path) and register its
         callbacks; its ``on_load`` hooks run through the consumer. Returns the script names.
-        Raises :class:`ScriptError` when it cannot be imported."""
-        scripts, src = load_source(source)
-        self._add_loaded(_Loaded(scripts, src))
+        A file is imported once per process, shared with every world using it
+        (:mod:`sdk.script_host`). Raises :class:`ScriptError` when it cannot be imported."""
+        path = script_path(source)
+        if path is None:
+            scripts, src = load_source(source)
+            self._add_loaded(_Loaded(scripts, src))
+        else:
+            host = script_host()
+            scripts = host.acquire(path, self).scripts
+            try:
+                self._add_loaded(_Loaded(scripts, ScriptSource("file", str(path), path)))
+            except BaseException:
+                host.release(path, self)
+                raise
+            if self.running and self.reload_interval:
+                host.watch(path, self)
         if self.running:
-            self._enqueue_call(lambda: self._run_load_hooks(scripts))
+            self._enqueue_call(lambda: self._run_hooks(scripts, "load_hooks"))
         return [s.name for s in scripts]
 
     def unload_script(self, name: str) -> None:
-        """Drop a script's callbacks; its waiting callbacks are cancelled. Watches it created
-        stay in world state (a reload picks them up again)."""
+        """Drop a script's callbacks; its waiting callbacks are cancelled and its
+        ``on_unload`` hooks run through the consumer. Watches it created stay in world state
+        (a reload picks them up again)."""
         loaded = self._loaded_for(name)
         for s in loaded.scripts:
             self._unregister(s)
         self._loaded = {k: v for k, v in self._loaded.items() if v is not loaded}
+        if loaded.source.path is not None:
+            script_host().release(loaded.source.path, self)
+        if self.running:
+            self._enqueue_call(lambda: self._run_hooks(loaded.scripts, "unload_hooks"))
 
     async def reload_script(self, name: str) -> bool:
-        """Re-import a file script through the consumer, keeping world state. On an import
-        error the old version stays and the GM is told. Returns whether it reloaded."""
-        return await self._call_soon(lambda: self._reload(name))
+        """Import a file script again and swap the new version into every world using it
+        (each through its own consumer, keeping its state). On an import error the old
+        version stays and each world's GM is told. Returns whether this world reloaded."""
+        loaded = self._loaded_for(name)
+        if loaded.source.kind != "file" or loaded.source.path is None:
+            raise ScriptError(f"script {name!r} was not loaded from a file")
+        fut = script_host().reload(loaded.source.path).get(self)
+        return bool(await fut) if fut is not None else False
 
     def scripts(self) -> list[Script]:
         return list(self._scripts.values())
@@ -133,65 +156,81 @@ class ScriptRegistry:
         for w in [w for w in self._waiters.values() if w.script is s]:
             self._waiters.pop(w.id, None)
 
-    def _run_load_hooks(self, scripts: list[Script]) -> Awaitable[None]:
+    def _run_hooks(self, scripts: list[Script], kind: str) -> Awaitable[None]:
+        """Run the scripts' ``load_hooks`` or ``unload_hooks`` (in a job or a step)."""
+
         async def run() -> None:
             for s in scripts:
-                for hook in s.load_hooks:
+                for hook in getattr(s, kind):
                     await self._invoke(hook, (Context(self, s),))
 
         return run()
 
-    async def _reload(self, name: str) -> bool:
-        loaded = self._loaded_for(name)
-        if loaded.source.kind != "file" or loaded.source.path is None:
-            raise ScriptError(f"script {name!r} was not loaded from a file")
-        path = loaded.source.path
-        try:
-            scripts, src = load_source(path)
-        except ScriptError as e:
-            self.emit(
-                PostChat(
-                    text=f"⚠ Reloading {path.name} failed, keeping the old version: {e}",
-                    whisper_to="gm",
-                )
-            )
-            log.error("world %s: reload of %s failed: %s", self.world_id, path, e)
-            loaded.source.mtime = _mtime(path)
-            return False
+    def _host_files(self, on: bool) -> None:
+        """Acquire (``on``: the world starts) or release (it stopped) the script files it uses,
+        and have them watched while it runs."""
+        host = script_host()
+        for ld in list(self._loaded.values()):
+            path = ld.source.path
+            if path is None:
+                continue
+            if not on:
+                host.release(path, self)
+                continue
+            hosted = host.acquire(path, self)
+            if hosted.scripts != ld.scripts:  # unloaded while stopped, imported again
+                self._swap_registrations(ld, hosted.scripts)
+            if self.reload_interval:
+                host.watch(path, self)
+
+    def script_file_changed(
+        self, path: Path, scripts: list[Script] | None, error: ScriptError | None
+    ) -> asyncio.Future[Any] | None:
+        """The script host imported ``path`` again (see :class:`sdk.script_host.ScriptUser`):
+        swap the new version in through the consumer. Returns the swap's future."""
+        return self._enqueue_call(lambda: self._swap(path, scripts, error))
+
+    def _loaded_file(self, path: Path) -> _Loaded | None:
+        return next((ld for ld in self._loaded.values() if ld.source.path == path), None)
+
+    def _swap_registrations(self, loaded: _Loaded, scripts: list[Script]) -> _Loaded | None:
+        """Replace ``loaded``'s scripts by ``scripts``; the new entry, or None (the old one
+        put back) when a name clashes."""
         for s in loaded.scripts:
             self._unregister(s)
         self._loaded = {k: v for k, v in self._loaded.items() if v is not loaded}
+        new = _Loaded(scripts, loaded.source)
         try:
-            self._add_loaded(_Loaded(scripts, src))
-        except ScriptError as e:  # a name clash: put the old version back
+            self._add_loaded(new)
+        except ScriptError:
             for s in loaded.scripts:
                 self._register(s)
             self._loaded[loaded.source.ref + "#" + loaded.scripts[0].name] = loaded
+            raise
+        self._pending_hooks = [s for s in self._pending_hooks if s not in scripts]
+        return new
+
+    async def _swap(
+        self, path: Path, scripts: list[Script] | None, error: ScriptError | None
+    ) -> bool:
+        loaded = self._loaded_file(path)
+        if loaded is None or loaded.scripts == scripts:
+            return loaded is not None
+        if scripts is None:
+            self.emit(
+                PostChat(
+                    text=f"⚠ Reloading {path.name} failed, keeping the old version: {error}",
+                    whisper_to="gm",
+                )
+            )
+            return False
+        await self._run_hooks(loaded.scripts, "unload_hooks")
+        try:
+            self._swap_registrations(loaded, scripts)
+        except ScriptError as e:  # a name clash: the old version stays
             self.emit(PostChat(text=f"⚠ Reloading {path.name} failed: {e}", whisper_to="gm"))
             return False
-        self._pending_hooks = [s for s in self._pending_hooks if s not in scripts]
-        await self._run_load_hooks(scripts)
+        await self._run_hooks(scripts, "load_hooks")
         log.info("world %s: reloaded %s", self.world_id, path)
         self.emit(PostChat(text=f"Reloaded {path.name}.", whisper_to="gm"))
         return True
-
-    async def _watch_files(self) -> None:
-        interval = self.reload_interval or 1.0
-        while True:
-            await asyncio.sleep(interval)
-            for ld in list(self._loaded.values()):
-                src = ld.source
-                if src.path is None:
-                    continue
-                mtime = _mtime(src.path)
-                if mtime is not None and mtime != src.mtime:
-                    src.mtime = mtime
-                    name = ld.scripts[0].name
-                    self._enqueue_call(lambda n=name: self._reload(n))
-
-
-def _mtime(path: Path) -> float | None:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return None

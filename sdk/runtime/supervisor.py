@@ -21,11 +21,10 @@ from sdk.effects import (
 from sdk.errors import UsageError
 from sdk.events import (
     ChatCommand,
+    ScriptFailed,
 )
 from sdk.loader import error_line
-from sdk.script import (
-    Registered,
-)
+from sdk.script import Listener, Registered
 from sdk.watchdog import Guard, watchdog
 
 if TYPE_CHECKING:
@@ -161,6 +160,20 @@ class Supervisor:
             exc_info=(type(exc), exc, exc.__traceback__) if exc else None,
         )
         self.emit(PostChat(text=text, whisper_to="gm"))
+        # in a step only (a failure is always one's); a failing ScriptFailed listener must
+        # not loop
+        if self._step is not None and not _hears_failures(reg):
+            self.derive(
+                ScriptFailed(
+                    script=reg.script.name,
+                    callback=fn,
+                    reason=what,
+                    error=type(exc).__name__ if exc is not None else None,
+                    file=file,
+                    line=line,
+                    source="runtime",
+                )
+            )
 
     def _budget_text(self) -> str:
         return f"{self.world.settings.script_budget:g} s"
@@ -268,3 +281,8 @@ def _suspended_at(task: asyncio.Task[Any], reg: Registered) -> tuple[str, int]:
             file, line = frame.f_code.co_filename, frame.f_lineno
         coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
     return file, line
+
+
+def _hears_failures(reg: Registered) -> bool:
+    """``reg`` listens to :class:`ScriptFailed` (or to every event)."""
+    return isinstance(reg, Listener) and any(issubclass(ScriptFailed, t) for t in reg.types)
