@@ -35,7 +35,6 @@ from rules.dice import Roller
 from rules.encounter import (
     Encounter,
     join_combat,
-    on_round_start,
     require_turn,
     start_combat,
 )
@@ -133,8 +132,7 @@ def start_surprise_round(
     return out.extend(started)
 
 
-@on_round_start("foe")
-def _end_surprise_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
+def end_surprise_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
     """When the round after the surprise round begins: two actions again, and the initiative
     re-rolled (or the surprised inserted)."""
     if not enc.foe.surprise_round or enc.round <= 1:

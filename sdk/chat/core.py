@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from rules import actions
 from rules import encounter as rules_enc
 from rules.outcome import Outcome
+from rules.spycraft import delay as rdelay
 from sdk.chat.parsing import key_values, parse_int, parse_value
 from sdk.context import Context
 from sdk.errors import UsageError
@@ -130,7 +131,7 @@ def delay(cmd: ChatCommand, ctx: Context) -> None:
     if len(args) != 1:
         raise UsageError()
     actor = actor_of(cmd, ctx)
-    ctx.rule(rules_enc.delay, actor, parse_int(args[0], "Steps", 1, 1000))
+    ctx.rule(rdelay.delay, actor, parse_int(args[0], "Steps", 1, 1000))
 
 
 @script.command(

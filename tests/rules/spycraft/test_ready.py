@@ -311,7 +311,7 @@ def test_a_ready_never_outlives_the_following_round() -> None:
     enc, roller = kevin_readied()
     into_round_2(enc, roller)
     out = Outcome()
-    ready._carry_over(enc, roller, out)  # as if round 3 began
+    ready.carry_over(enc, roller, out)  # as if round 3 began
     assert out.kinds() == ["ready_expired"] and active_ready(enc, "kevin") is None
 
 
@@ -490,10 +490,10 @@ def test_pending_ready_survives_a_snapshot_round_trip() -> None:
 
 
 def test_hooks_are_registered_for_spycraft() -> None:
-    from rules import encounter
+    from rules import systems
 
-    assert ready._carry_over in encounter._round_hooks["spycraft"]
-    assert ready._expire_at_ic in encounter._turn_hooks["spycraft"]
+    assert ready.carry_over in systems.get("spycraft").round_start
+    assert ready.expire_at_ic in systems.get("spycraft").turn_start
 
 
 # -- properties ---------------------------------------------------------------------------------
