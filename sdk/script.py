@@ -80,7 +80,9 @@ class Listener(Registered):
 
 
 @dataclass(eq=False)
-class Command(Registered):
+class CommandHandler(Registered):
+    """A chat command's callback (``@script.command``): its names, usage, role and cost."""
+
     name: str = ""
     usage: str = ""
     help: str = ""
@@ -132,7 +134,7 @@ class Script:
     """The rule system it is for (``"spycraft"``, ``"foe"``); None for any. ``!help`` lists
     only the commands of the world's system."""
     listeners: list[Listener] = field(default_factory=list)
-    commands: dict[str, Command] = field(default_factory=dict)
+    commands: dict[str, CommandHandler] = field(default_factory=dict)
     conditions: dict[str, Condition] = field(default_factory=dict)
     choices: dict[str, ChoiceHandler] = field(default_factory=dict)
     watch_handlers: dict[str, WatchHandler] = field(default_factory=dict)
@@ -194,7 +196,7 @@ class Script:
             _check_cost(cost, self.system, name)
 
         def deco(fn: F) -> F:
-            cmd = Command(
+            cmd = CommandHandler(
                 self,
                 fn,
                 name=name.lower().lstrip("!"),

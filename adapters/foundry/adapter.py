@@ -57,12 +57,12 @@ from .models import (
     FCombatant,
     FRoll,
     FToken,
-    PreUpdateToken,
+    PreUpdateTokenHook,
     Snapshot,
     UpdateActor,
     UpdateCombat,
     UpdateCombatant,
-    UpdateToken,
+    UpdateTokenHook,
 )
 from .systems import map_actor, tables, write_value
 from .text import strip_html, to_html
@@ -206,7 +206,7 @@ class FoundryAdapter(Adapter):
         )
         return [snap]
 
-    def _in_updateToken(self, p: UpdateToken, world: Any) -> list[Event]:
+    def _in_updateToken(self, p: UpdateTokenHook, world: Any) -> list[Event]:
         if own_write(p.options):
             return []
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
@@ -233,7 +233,7 @@ class FoundryAdapter(Adapter):
             out.append(ev.TokenUpdated(id=p.id, token=p.token.id, **fields))
         return out + damage
 
-    def _in_preUpdateToken(self, p: PreUpdateToken, world: Any) -> list[Event]:
+    def _in_preUpdateToken(self, p: PreUpdateTokenHook, world: Any) -> list[Event]:
         """A held move: the attempt, reported before Foundry commits it. The runtime sees the
         move now; the module completes it when the bridge answers (see
         :mod:`sdk.holds`)."""
@@ -255,7 +255,7 @@ class FoundryAdapter(Adapter):
 
     def _moved(
         self,
-        p: UpdateToken,
+        p: UpdateTokenHook,
         world: Any,
         size: float,
         before: Any,
@@ -546,7 +546,7 @@ class FoundryAdapter(Adapter):
 # -- helpers ---------------------------------------------------------------------------------------
 
 
-def _on_canvas(extent: tuple[float, float], p: UpdateToken, attempt: bool) -> None:
+def _on_canvas(extent: tuple[float, float], p: UpdateTokenHook, attempt: bool) -> None:
     """Every position of a move on the scene's canvas (the models already bound them)."""
     tok = p.token
     check_on_canvas(extent, tok.x, tok.y, "token.", ("x", "y"))

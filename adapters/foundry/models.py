@@ -219,13 +219,13 @@ class FRoll(Lenient):
     evaluated: bool = True
     terms: list[Any] = Field(default_factory=list)
 
-    def dice(self) -> list[Die]:
-        found: list[Die] = []
+    def dice(self) -> list[FDie]:
+        found: list[FDie] = []
         _collect_dice(self.terms, found)
         return found
 
 
-class Die(BaseModel):
+class FDie(BaseModel):
     """One dice term of a roll: ``number`` d ``faces`` and the results that count (dropped and
     discarded results are left out of ``results`` but kept in ``all_results``)."""
 
@@ -239,7 +239,7 @@ class Die(BaseModel):
         return f"{self.number}d{self.faces}"
 
 
-def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
+def _collect_dice(node: Any, out: list[FDie], depth: int = 0) -> None:
     if depth > 20:  # a hostile payload nesting terms forever
         return
     if isinstance(node, list):
@@ -261,7 +261,7 @@ def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
                 kept.append(value)
         number = _whole(node.get("number"))
         out.append(
-            Die(
+            FDie(
                 number=number if number is not None else len(every),
                 faces=faces,
                 results=kept,
@@ -437,7 +437,7 @@ class TokenChanges(TypedDict, total=False):
     actorData: dict[str, Any] | None
 
 
-class UpdateToken(_Env):
+class UpdateTokenHook(_Env):
     """``updateToken(doc, changed, options, userId)``: ``token`` is the document after the
     update, ``changes`` the differential. ``origin`` (the module's last known top-left corner)
     and ``waypoints`` (the path of a ruler or v13 movement, px) are optional."""
@@ -451,7 +451,7 @@ class UpdateToken(_Env):
     waypoints: list[Point] = Field(default_factory=list, max_length=1000)
 
 
-class PreUpdateToken(UpdateToken):
+class PreUpdateTokenHook(UpdateTokenHook):
     """``preUpdateToken``: the module held this move (returned ``false``) because the bridge
     watches it; ``token`` is the document before the move, ``changes`` the move asked for."""
 
@@ -508,8 +508,8 @@ class UpdateActor(_Env):
 
 INBOUND: dict[str, type[Inbound]] = {
     "snapshot": Snapshot,
-    "updateToken": UpdateToken,
-    "preUpdateToken": PreUpdateToken,
+    "updateToken": UpdateTokenHook,
+    "preUpdateToken": PreUpdateTokenHook,
     "createChatMessage": CreateChatMessage,
     "updateCombat": UpdateCombat,
     "combatTurnChange": CombatTurnChange,

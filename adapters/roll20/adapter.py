@@ -52,8 +52,9 @@ from adapters.base import (
     check_on_canvas,
     scene_extent,
 )
+from adapters.roll20.geometry import roll20_cell, roll20_xy
 from rules.characters import Character
-from rules.geometry import Cell, Grid, roll20_cell, roll20_xy
+from rules.geometry import Cell, Grid
 from rules.numbers import finite_or_none
 from sdk import effects as fx
 from sdk import events as ev

@@ -28,7 +28,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from adapters.base import Inbound
-from rules.geometry import ROLL20_UNIT_PX, DiagonalMetric
+from adapters.roll20.geometry import ROLL20_UNIT_PX
+from rules.geometry import DiagonalMetric
 from rules.numbers import MAX_PX, MIN_CELL_PX, Distance, Finite, Px, Size, bounded
 
 log = logging.getLogger(__name__)

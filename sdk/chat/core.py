@@ -37,7 +37,7 @@ from sdk.events import (
     SceneSnapshot,
     TurnStarted,
 )
-from sdk.script import ROLE_RANK, Command, Script
+from sdk.script import ROLE_RANK, CommandHandler, Script
 
 script = Script("core", description="Combat flow, stats, options, prompts and help.")
 
@@ -411,7 +411,7 @@ def help_(cmd: ChatCommand, ctx: Context) -> None:
     ctx.reply("Commands:\n" + "\n".join(lines))
 
 
-def _help_line(c: Command, system: str) -> str:
+def _help_line(c: CommandHandler, system: str) -> str:
     """``usage — help [cost]``: the cost in the world's system, from the rules' economy."""
     line = f"{c.usage} — {c.help}".rstrip()
     if c.cost is not None and actions.known(system, c.cost):

@@ -74,7 +74,7 @@ from sdk.runtime.supervisor import Supervisor
 from sdk.runtime.waiting import Waiting, _Waiter
 from sdk.script import (
     ChoiceHandler,
-    Command,
+    CommandHandler,
     Condition,
     Listener,
     MoveJudge,
@@ -173,7 +173,7 @@ class WorldRuntime(
         self._scripts: dict[str, Script] = {}
         self._listeners: list[Listener] = []
         self._routes: dict[type, _Route] = {}
-        self._commands: dict[str, Command] = {}
+        self._commands: dict[str, CommandHandler] = {}
         self._conditions: dict[str, Condition] = {}
         self._choices: dict[str, ChoiceHandler] = {}
         self._watch_handlers: dict[tuple[str, str], WatchHandler] = {}

@@ -18,7 +18,7 @@ from sdk.effects import (
 from sdk.errors import ScriptError
 from sdk.loader import ScriptSource, load_source, script_path
 from sdk.script import (
-    Command,
+    CommandHandler,
     Script,
 )
 from sdk.script_host import script_host
@@ -95,7 +95,7 @@ class ScriptRegistry:
     def scripts(self) -> list[Script]:
         return list(self._scripts.values())
 
-    def commands(self) -> dict[str, Command]:
+    def commands(self) -> dict[str, CommandHandler]:
         """Every chat command loaded, by name (aliases included)."""
         return dict(self._commands)
 
