@@ -42,6 +42,7 @@ from sdk import effects as fx
 from sdk import events as ev
 from sdk import holds
 from sdk.events import Event
+from sdk.world import WorldView
 
 from .geometry import foundry_xy, path_cells, region_cells, token_cell
 from .models import (
@@ -150,7 +151,7 @@ class FoundryAdapter(Adapter):
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
 
     # -- in ---------------------------------------------------------------------------------
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         handler = getattr(self, f"_in_{event}", None)
         if handler is None:
             raise TranslationError("unknown_event", f"The Foundry adapter has no {event!r} event.")
@@ -394,7 +395,7 @@ class FoundryAdapter(Adapter):
         return [updated, *_damage(p.id, world, linked, stats)]
 
     # -- out --------------------------------------------------------------------------------
-    def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
+    def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
         match effect:
             case fx.PostChat():
                 return [self._chat(effect.text, effect.whisper_to, effect.speaker, world)]

@@ -59,6 +59,7 @@ from rules.numbers import finite_or_none
 from sdk import effects as fx
 from sdk import events as ev
 from sdk.events import Event
+from sdk.world import WorldView
 
 from .models import (
     BAR_NAMES,
@@ -264,7 +265,7 @@ class Roll20Adapter(Adapter):
     # =============================================================================================
     # in
     # =============================================================================================
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         handler = {
             "snapshot": self._in_snapshot,
             "change:graphic": self._in_change_graphic,
@@ -632,7 +633,7 @@ class Roll20Adapter(Adapter):
     # =============================================================================================
     # out
     # =============================================================================================
-    def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
+    def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
         match effect:
             case fx.PostChat():
                 return [

@@ -1,6 +1,7 @@
 """The world model: everything one linked game world holds between events
-(:mod:`sdk.world.model`), what it accepts (:mod:`sdk.world.validate`) and how an accepted event
-changes it (:mod:`sdk.world.ingest`)."""
+(:mod:`sdk.world.model`), what it accepts (:mod:`sdk.world.validate`), how an accepted event
+changes it (:mod:`sdk.world.ingest`), and the read-only view adapters get
+(:mod:`sdk.world.view`)."""
 
 from sdk.world.model import (
     MAX_UNCONFIRMED,
@@ -14,6 +15,7 @@ from sdk.world.model import (
     WorldSettings,
     check_stats,
 )
+from sdk.world.view import WorldView
 
 __all__ = [
     "MAX_UNCONFIRMED",
@@ -25,5 +27,6 @@ __all__ = [
     "Watch",
     "World",
     "WorldSettings",
+    "WorldView",
     "check_stats",
 ]
