@@ -1,7 +1,7 @@
 """Every ⚙ option of the rules, as one per-world settings model with the documented defaults.
 
-The names match ``shared/reference/rules.md``; a GM changes them per world (``!set`` or a script),
-and rule functions read them from ``Encounter.options``.
+``docs/rules.md`` describes each with the rule it changes; a GM changes them per world (``!set``
+or a script), and rule functions read them from ``Encounter.options``.
 """
 
 from __future__ import annotations

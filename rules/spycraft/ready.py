@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Ready (seed 001; ``reference/rules.md`` "Ready", rules 1-6).
+"""Spycraft 2.0 Ready (``docs/rules.md`` "Ready", rules 1-6).
 
 A Ready is a full action on the character's turn: he names one half action and a trigger, and
 his turn ends. The runtime decides when a trigger has occurred and says so through

@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Stand Off (seed 000; ``reference/rules.md`` "Stand Off" rules 1-11).
+"""Spycraft 2.0 Stand Off (``docs/rules.md`` "Stand Off", rules 1-11).
 
 Flow, as the runtime drives it:
 

@@ -35,9 +35,10 @@ class _Loaded:
 def builtin_scripts() -> list[Script]:
     """The scripts every world loads unless told not to: the chat commands (:mod:`sdk.chat`)
     and held moves (:mod:`sdk.holds`). Imported on first use: they import the SDK."""
-    from sdk import chat, holds
+    from sdk import holds
+    from sdk.chat import core, foe, spycraft
 
-    scripts = [chat.core, chat.spycraft, chat.foe, holds.script]
+    scripts = [core.script, spycraft.script, foe.script, holds.script]
     for script in scripts:
         script.trusted = True  # our own code: no watchdog on its callbacks (a token move runs one)
     return scripts

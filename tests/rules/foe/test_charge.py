@@ -1,4 +1,4 @@
-"""CHAAARGE! (seed 003): both actions, a straight run of 15 ft to 3x speed, an attack only when
+"""CHAAARGE! (FoE): both actions, a straight run of 15 ft to 3x speed, an attack only when
 it ends within 5 ft of an enemy, horn damage, the optional fear check."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Jumping (seed 003): long and high jumps from the ground move speed, running starts, the
+"""Jumping (Fallout: Equestria): long and high jumps from the ground move speed, running starts, the
 minimum-speed cases, ⚙ high jump rounding."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Movement in a FoE round (seed 003, "Movement"): per-action speed, running, other actions
+"""Movement in a FoE round ("Movement"): per-action speed, running, other actions
 halving the round, dodging outside the budget, paths measured through their waypoints."""
 
 from __future__ import annotations

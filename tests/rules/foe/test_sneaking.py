@@ -1,4 +1,4 @@
-"""Sneaking (seed 003): sneak speed, the opposed roll, hiding once per combat action, holding a
+"""Sneaking (FoE): sneak speed, the opposed roll, hiding once per combat action, holding a
 dodge or block, stealth fields, burrowing, the weight penalty."""
 
 from __future__ import annotations

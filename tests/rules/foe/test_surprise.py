@@ -1,4 +1,4 @@
-"""Surprise! (seed 003): the surprise round, Quick Witted, the sneak attack critical, and
+"""Surprise! (Fallout: Equestria): the surprise round, Quick Witted, the sneak attack critical, and
 initiative after it (re-roll, or ⚙ insert the surprised)."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from rules.encounter import Encounter, add_character, next_turn, start_combat
 from rules.options import Options
 from rules.outcome import Outcome, RuleError
 
-# The seed's cast (seed 001): Kevin readies at IC 22; his ally rounds the corner at IC 14; a
+# The cast of the Ready example: Kevin readies at IC 22; his ally rounds the corner at IC 14; a
 # second person comes at IC 10. Dana (IC 25) acts before Kevin, so the following round has a
 # count above 22 at which a carried-over Ready can fire.
 KEVIN_SCENE: dict[str, dict[str, Any]] = {

@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Ready (seed 001; rules.md "Ready" 1-6), with the seed's examples as tests."""
+"""Spycraft 2.0 Ready (docs/rules.md "Ready" 1-6), with the text's examples as tests."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def into_round_2(enc: Encounter, roller: ScriptedRoller) -> None:
     assert (enc.round, enc.active, enc.count) == (2, "dana", 25)
 
 
-# -- the seed's examples ------------------------------------------------------------------------
+# -- the text's examples ------------------------------------------------------------------------
 
 
 def test_kevin_readies_a_pistol_attack_at_ic_22() -> None:

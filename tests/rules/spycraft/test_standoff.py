@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Stand Off (seed 000; rules.md "Stand Off" 1-11), with scripted dice.
+"""Spycraft 2.0 Stand Off (docs/rules.md "Stand Off" 1-11), with scripted dice.
 
 The cast, on a 5 ft grid along one row: Alice (special, x=0), Bob (special, x=2: 10 ft),
 Carl (standard, x=4: 20 ft), Dana (special, x=10: 50 ft from Alice, 40 ft from Bob).
