@@ -72,13 +72,7 @@ class ScriptHost:
         path = Path(path).resolve()
         hosted = self._files.get(path)
         if hosted is None:
-            module = import_file(path)
-            try:
-                scripts = scripts_of(module, path.stem)
-            except BaseException:
-                sys.modules.pop(module.__name__, None)
-                raise
-            hosted = self._files[path] = HostedFile(path, module, scripts)
+            hosted = self._files[path] = HostedFile(path, *_import(path))
         hosted.users.setdefault(user, False)
         return hosted
 
@@ -115,12 +109,7 @@ class ScriptHost:
             raise ScriptError(f"script file {path} is not loaded")
         error: ScriptError | None = None
         try:
-            module = import_file(path)
-            try:
-                scripts = scripts_of(module, path.stem)
-            except BaseException:
-                sys.modules.pop(module.__name__, None)
-                raise
+            module, scripts = _import(path)
         except ScriptError as e:
             error = e
             log.error("reload of %s failed: %s", path, e)
@@ -175,6 +164,17 @@ class ScriptHost:
             raise
         except Exception:  # the watcher must never take a world down
             log.exception("script file watcher failed; files are no longer watched")
+
+
+def _import(path: Path) -> tuple[ModuleType, list[Script]]:
+    """Import the file as a new module and find its scripts; a file that defines none is
+    removed from ``sys.modules`` again. Raises :class:`ScriptError`."""
+    module = import_file(path)
+    try:
+        return module, scripts_of(module, path.stem)
+    except BaseException:
+        sys.modules.pop(module.__name__, None)
+        raise
 
 
 _HOST = ScriptHost()
