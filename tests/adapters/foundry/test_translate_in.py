@@ -12,7 +12,7 @@ from adapters.foundry import FoundryAdapter
 from adapters.foundry.models import FChatMessage, FGrid, parse_roll
 from rules.geometry import Cell, Grid
 from sdk import events as ev
-from sdk.builtins import holds
+from sdk import holds
 from sdk.world import Actor, Scene, Token, World
 
 from .conftest import fixture
