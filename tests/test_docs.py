@@ -12,9 +12,17 @@ PACKAGES = ("sdk", "rules")
 
 def test_no_reference_outside_the_repository() -> None:
     """No path into a steering folder, no planning document's numbers: a clone stands alone."""
+    kinds = ("*.py", "*.md", "*.js", "*.mjs", "*.json")
     sources = [
+        ROOT / "README.md",
         *ROOT.joinpath("docs").glob("*.md"),
-        *(p for d in ("sdk", "rules", "tests", "examples") for p in ROOT.joinpath(d).rglob("*.py")),
+        *(
+            p
+            for d in ("adapters", "sdk", "rules", "tests", "examples", "bench")
+            for kind in kinds
+            for p in ROOT.joinpath(d).rglob(kind)
+            if not {"node_modules", "dist"} & set(p.parts)
+        ),
     ]
     patterns = [re.compile(p) for p in (r"shared/", r"\bseed 0\d\d\b", r"\bissue #?\d+\b")]
     found = [
