@@ -5,7 +5,7 @@ Commands: ``!init``, ``!next``, ``!delay``, ``!end``, ``!stats``, ``!set``, ``!a
 tracker in step: a combat started, advanced or edited in the VTT is applied to the rules, while
 the runtime's own changes (echoed back by the VTT) are recognised and ignored.
 
-Decisions where the issue was silent:
+Decisions where the source texts are silent:
 
 - ``!init`` with no names starts a combat with every visible token of the active scene; with
   names, those tokens. During a combat, ``!init <names>`` adds them (they roll initiative).
