@@ -24,7 +24,9 @@ def test_no_reference_outside_the_repository() -> None:
             if not {"node_modules", "dist"} & set(p.parts)
         ),
     ]
-    patterns = [re.compile(p) for p in (r"shared/", r"\bseed 0\d\d\b", r"\bissue #?\d+\b", r"\bthe issue\b")]
+    patterns = [
+        re.compile(p) for p in (r"shared/", r"\bseed 0\d\d\b", r"\bissue #?\d+\b", r"\bthe issue\b")
+    ]
     found = [
         f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
         for path in sources
