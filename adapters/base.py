@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from sdk.effects import Effect
     from sdk.events import Event
+    from sdk.world import WorldView
 
 log = logging.getLogger(__name__)
 
@@ -121,14 +122,16 @@ class Adapter(ABC):
         return self.namespace or f"/{self.name}"
 
     @abstractmethod
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         """Domain events for one validated native event (often one, possibly none). Raise
-        :class:`TranslationError` for payloads that make no sense in this world."""
+        :class:`TranslationError` for payloads that make no sense in this world. ``world`` is
+        for reading only (:class:`sdk.world.WorldView`)."""
 
     @abstractmethod
-    def translate_out(self, effect: Effect, world: Any) -> list[Command]:
+    def translate_out(self, effect: Effect, world: WorldView) -> list[Command]:
         """Native commands that carry out one effect (possibly none: an effect this VTT cannot
-        show is dropped, and should be logged by the adapter if that surprises a GM)."""
+        show is dropped, and should be logged by the adapter if that surprises a GM).
+        ``world`` is for reading only (:class:`sdk.world.WorldView`)."""
 
 
 def check_adapter(adapter: Adapter) -> None:

@@ -33,7 +33,7 @@ most four a second. They alternate with the runs without one (no world watched, 
 with the page closed): what a watched world costs, measured in the same minutes.
 
 ``--echo bridge`` runs the echo on the bridge's transport (its packet JSON, its websocket loop,
-handlers in the connection's reader) instead of python-socketio as installed (the issue's
+handlers in the connection's reader) instead of python-socketio as installed (the
 baseline): a like-for-like comparison of the work above the transport.
 
 Targets: at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x its p50
@@ -433,7 +433,7 @@ async def main() -> None:
         "--echo",
         choices=["stock", "bridge"],
         default="stock",
-        help="the echo's transport: python-socketio as installed (the issue's baseline), or "
+        help="the echo's transport: python-socketio as installed (the baseline), or "
         "the bridge's (pydantic-core packet JSON, adapters/bridge/websocket.py, handlers in "
         "the reader): like for like",
     )

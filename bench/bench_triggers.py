@@ -6,7 +6,7 @@ walks back and forth through ``WorldRuntime.submit(TokenMoved)`` -- the whole pa
 event takes -- in a world whose trigger index is the real one (cell -> triggers) and in one that
 scans every trigger per move (:class:`sdk.triggers.ScanIndex`), measured in the same run.
 
-Targets (issue 4): at 10,000 triggers the indexed path is at least 20x faster than the scan,
+Targets: at 10,000 triggers the indexed path is at least 20x faster than the scan,
 and its cost per move grows less than 2x from 1,000 to 100,000 triggers.
 
     python bench/bench_triggers.py [--sizes 100 1000 10000 100000] [--moves 400]

@@ -1,4 +1,4 @@
-"""Kevin's corner ambush (Spycraft 2.0, seed 001): a Ready whose trigger is a region.
+"""Kevin's corner ambush (Spycraft 2.0): a Ready whose trigger is a region.
 
 The map has a corridor corner; this script names the cells just around it ``corner``. Kevin's
 player readies his pistol for the first person to come round it::
@@ -12,7 +12,7 @@ flavour: it tells the GM when anyone reaches the corner, and it registers a name
 token coming round the corner sets off.
 
 Run it with ``vttbridge serve --script examples/corner_ambush.py``; ``tests/examples`` plays
-the seed's example through it.
+the Ready example of ``docs/rules.md`` through it.
 """
 
 from __future__ import annotations

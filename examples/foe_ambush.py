@@ -1,4 +1,4 @@
-"""A raider ambush on a road (Fallout: Equestria, seed 003): a surprise round a script starts.
+"""A raider ambush on a road (Fallout: Equestria): a surprise round a script starts.
 
 Raiders hide (hidden hostile tokens) beside the road; the cells of the road between them are
 the ``kill_zone``. When a friendly pony walks into it and no combat is running, the script

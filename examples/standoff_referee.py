@@ -1,4 +1,4 @@
-"""A stand off refereed by a script (Spycraft 2.0, seed 000).
+"""A stand off refereed by a script (Spycraft 2.0).
 
 The GM leaves the NPCs' decisions to this script:
 

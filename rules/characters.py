@@ -76,7 +76,7 @@ class Character(BaseModel):
     sneaks under a +50 / 2 MFD stealth field (``rules.foe.sneaking.burrowing_field``)."""
     underground: bool = False
     """Fully underground now (a sheet flag or ``!stats``; a region named ``tunnel...`` says
-    so too, see ``sdk.builtins.foe``)."""
+    so too, see ``sdk.chat.foe``)."""
 
     @property
     def display(self) -> str:

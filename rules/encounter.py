@@ -6,8 +6,10 @@ Spycraft 2.0 uses sliding initiative: each round counts down from the highest In
 actions (Delay, Ready, Stand Off). Fallout: Equestria gives each combatant two actions a round,
 which the budget models as two half actions.
 
-System rules hook into round and turn starts through :func:`on_round_start` and
-:func:`on_turn_start` (the Stand Off Resolve checks, the expiry of a carried-over Ready).
+The systems' own rules run when a round or turn begins through the hooks of their
+:class:`rules.systems.System` (the Stand Off Resolve checks, the expiry of a carried-over Ready),
+registered explicitly (:mod:`rules.systems`); Delay, Ready and Stand Off are Spycraft's
+(``rules/spycraft/``).
 
 This module keeps the budget; what each action costs in each system is :mod:`rules.actions`,
 through which every rule spends it.
@@ -16,12 +18,13 @@ through which every rule spends it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, GetCoreSchemaHandler
 from pydantic_core import core_schema
 
+from rules import systems
 from rules.characters import Character
 from rules.dice import Roller
 from rules.geometry import Cell, Grid
@@ -160,35 +163,6 @@ class Encounter(BaseModel):
     @property
     def in_combat(self) -> bool:
         return self.round > 0
-
-
-# -- hooks for system rules ------------------------------------------------------------------
-
-Hook = Callable[[Encounter, Roller, Outcome], None]
-_round_hooks: dict[str, list[Hook]] = defaultdict(list)
-_turn_hooks: dict[str, list[Hook]] = defaultdict(list)
-
-
-def on_round_start(system: str) -> Callable[[Hook], Hook]:
-    """Register ``fn(encounter, roller, outcome)`` to run when a round of ``system`` begins,
-    before anyone acts."""
-
-    def deco(fn: Hook) -> Hook:
-        _round_hooks[system].append(fn)
-        return fn
-
-    return deco
-
-
-def on_turn_start(system: str) -> Callable[[Hook], Hook]:
-    """Register ``fn(encounter, roller, outcome)`` to run when a turn begins (``encounter.active``
-    is set and the count has reached his IC)."""
-
-    def deco(fn: Hook) -> Hook:
-        _turn_hooks[system].append(fn)
-        return fn
-
-    return deco
 
 
 # -- initiative --------------------------------------------------------------------------------
@@ -363,7 +337,7 @@ def _start_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
         cb.acted = cb.out
         cb.delay_steps = 0
     out.add("round_started", None, f"Round {enc.round} begins.", round=enc.round)
-    for hook in _round_hooks[enc.options.system]:
+    for hook in systems.get(enc.options.system).round_start:
         hook(enc, roller, out)
 
 
@@ -379,7 +353,7 @@ def _start_turn(enc: Encounter, actor: str, roller: Roller, out: Outcome) -> Non
         round=enc.round,
         ic=cb.ic,
     )
-    for hook in _turn_hooks[enc.options.system]:
+    for hook in systems.get(enc.options.system).turn_start:
         hook(enc, roller, out)
         if enc.active != actor:
             return
@@ -442,34 +416,7 @@ def take_action(enc: Encounter, actor: str, cost: ActionCost, what: str) -> Outc
     return out
 
 
-def delay(enc: Encounter, actor: str, steps: int, roller: Roller) -> Outcome:
-    """Delay (Spycraft): lower IC by ``steps``, at most Initiative bonus + 10 steps a round and
-    never below 5. The turn passes to whoever is next (possibly himself again); he acts when the
-    count reaches his new IC, which carries into the next round. Only before he has acted."""
-    cb = require_turn(enc, actor)
-    ch = enc.character(actor)
-    if steps < 1:
-        raise RuleError("bad_argument", "Delay by at least 1.")
-    if cb.half_actions < enc.actions_per_turn:
-        raise RuleError("already_acted", f"{ch.display} has already acted this turn.")
-    cap = max(0, ch.initiative + 10)
-    if cb.delay_steps + steps > cap:
-        raise RuleError(
-            "delay_cap",
-            f"{ch.display} may delay at most {cap} steps a round ({cap - cb.delay_steps} left).",
-            left=cap - cb.delay_steps,
-        )
-    if cb.ic - steps < 5:
-        raise RuleError("delay_floor", f"Delay may not lower IC below 5 (now {cb.ic}).")
-    out = Outcome()
-    cb.delay_steps += steps
-    set_ic(enc, actor, cb.ic - steps, "delay", out)
-    enc.active = None  # not acted: his turn comes again when the count reaches the new IC
-    out.add("delayed", actor, f"{ch.display} delays to IC {cb.ic}.", ic=cb.ic, steps=steps)
-    return out.extend(next_turn(enc, roller))
-
-
-# -- system state (see the note at the imports) ------------------------------------------------
+# -- system state (see the note at the imports) ----------------------------------------------
 
 from rules.foe.state import FoEState  # noqa: E402
 from rules.spycraft.state import SpycraftState  # noqa: E402

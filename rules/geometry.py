@@ -1,5 +1,7 @@
-"""Grid geometry: cells, distances under the four diagonal metrics, paths, straight lines, and
-pixel positions from Foundry (top-left corner) and Roll20 (centre) to grid cells."""
+"""Grid geometry: cells, distances under the four diagonal metrics, paths, straight lines.
+
+Cells only: a VTT's pixels become cells in its adapter (``adapters/foundry/geometry.py``,
+``adapters/roll20/geometry.py``)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,6 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.dataclasses import dataclass
-
-ROLL20_UNIT_PX = 70  # Roll20: one grid unit is 70 px; a cell is 70 px x snapping_increment
 
 
 class DiagonalMetric(StrEnum):
@@ -68,7 +68,7 @@ class Grid(BaseModel):
 
     def path_length(self, path: Sequence[Cell]) -> float:
         """Full length of a path through its waypoints, in the grid's units."""
-        return path_cells(path, self.metric) * self.distance
+        return path_length_cells(path, self.metric) * self.distance
 
     def adjacent(self, a: Cell, b: Cell) -> bool:
         """Within 5 ft, the same cell included (0 ft), and always the 8 touching cells under
@@ -92,7 +92,7 @@ def cells_between(a: Cell, b: Cell, metric: DiagonalMetric) -> float:
             return dx + dy
 
 
-def path_cells(path: Sequence[Cell], metric: DiagonalMetric) -> float:
+def path_length_cells(path: Sequence[Cell], metric: DiagonalMetric) -> float:
     """Length of a path in cells. Under the alternating metric the 5/10 count runs across the
     whole path, as a character counts his squares while moving, not leg by leg."""
     if len(path) < 2:
@@ -126,40 +126,3 @@ def is_straight(path: Sequence[Cell]) -> bool:
             return False
         last_t = t
     return True
-
-
-def foundry_cell(x: float, y: float, grid_size: float, width: float = 1, height: float = 1) -> Cell:
-    """Foundry: ``x, y`` are the token's top-left corner in px; ``width``/``height`` in cells."""
-    cx = x + width * grid_size / 2
-    cy = y + height * grid_size / 2
-    return Cell(x=math.floor(cx / grid_size), y=math.floor(cy / grid_size))
-
-
-def foundry_xy(
-    cell: Cell, grid_size: float, width: float = 1, height: float = 1
-) -> tuple[float, float]:
-    """The top-left corner in px that puts a token's centre in ``cell``."""
-    x = (cell.x + 0.5) * grid_size - width * grid_size / 2
-    y = (cell.y + 0.5) * grid_size - height * grid_size / 2
-    return x, y
-
-
-def roll20_cell(left: float, top: float, snapping_increment: float = 1.0) -> Cell:
-    """Roll20: ``left, top`` are the token's centre in px; a cell is 70 px x snapping_increment."""
-    size = ROLL20_UNIT_PX * (snapping_increment or 1.0)
-    return Cell(x=math.floor(left / size), y=math.floor(top / size))
-
-
-def roll20_xy(cell: Cell, snapping_increment: float = 1.0) -> tuple[float, float]:
-    size = ROLL20_UNIT_PX * (snapping_increment or 1.0)
-    return (cell.x + 0.5) * size, (cell.y + 0.5) * size
-
-
-def roll20_grid(
-    scale_number: float,
-    snapping_increment: float = 1.0,
-    units: str = "ft",
-    metric: DiagonalMetric = DiagonalMetric.ALTERNATING,
-) -> Grid:
-    """Roll20: ``scale_number`` units per 70 px unit; a snapped cell spans that x increment."""
-    return Grid(distance=scale_number * (snapping_increment or 1.0), units=units, metric=metric)

@@ -1,7 +1,7 @@
 """The numbers accepted from outside: finite, and within documented bounds.
 
 One definition of each kind, shared by the VTT payload models (``adapters/``), the chat
-commands (``sdk/commands.py``) and the rules' own models. A NaN, an infinity (``1e400`` reads as
+commands (``sdk/chat/parsing.py``) and the rules' own models. A NaN, an infinity (``1e400`` reads as
 one) or an absurd magnitude never reaches a rule: pydantic refuses it with the field's path,
 and :func:`bounded` does the same for numbers parsed by hand (a chat argument, a Roll20
 ``lastmove`` string, a bar value).

@@ -1,14 +1,14 @@
 """Every ⚙ option of the rules, as one per-world settings model with the documented defaults.
 
-The names match ``shared/reference/rules.md``; a GM changes them per world (``!set`` or a script),
-and rule functions read them from ``Encounter.options``.
+``docs/rules.md`` describes each with the rule it changes; a GM changes them per world (``!set``
+or a script), and rule functions read them from ``Encounter.options``.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rules.geometry import DiagonalMetric
 
@@ -29,8 +29,20 @@ class FieldStats(BaseModel):
 class Options(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    system: Literal["spycraft", "foe"] = "spycraft"
-    """Which rule system the world plays: Spycraft 2.0 or Fallout: Equestria."""
+    system: str = "spycraft"
+    """Which rule system the world plays: ``spycraft`` (Spycraft 2.0), ``foe`` (Fallout:
+    Equestria), or another registered one (:mod:`rules.systems`)."""
+
+    @field_validator("system")
+    @classmethod
+    def _known_system(cls, name: str) -> str:
+        from rules import systems  # the registry imports the system packages, which import us
+
+        try:
+            systems.get(name)
+        except KeyError as e:
+            raise ValueError(str(e.args[0])) from None
+        return name
 
     # -- Common ---------------------------------------------------------------------------
     diagonal_metric: DiagonalMetric = DiagonalMetric.ALTERNATING

@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from rules import actions
 from rules.characters import RULES_OWNED, Character
-from rules.dice import Roll
+from rules.dice import Roll, Roller
 from rules.encounter import Encounter
 from rules.geometry import Cell
 from rules.options import Options
@@ -29,8 +29,108 @@ from sdk.triggers import SPEC_ADAPTER
 from sdk.world import Prompt, Token, Watch, World, WorldSettings, check_stats
 
 if TYPE_CHECKING:
-    from sdk.runtime import WorldRuntime
     from sdk.script import Script
+
+
+E = TypeVar("E", bound=BaseEvent)
+"""An event class, for the typed :meth:`Context.wait_for`."""
+
+
+class WorldAccess(Protocol):
+    """What a :class:`Context` asks of the world runtime (:class:`sdk.runtime.WorldRuntime`
+    implements it): the world, the roller, and the calls that change the world or wait in it.
+    Each runs inside the world's current step."""
+
+    world_id: str
+    world: World
+    roller: Roller
+
+    def emit(self, effect: BaseEffect) -> None:
+        """Send ``effect`` to the VTT with the current step's effects."""
+
+    def derive(self, event: BaseEvent) -> None:
+        """Dispatch ``event`` after the current one, in the same step."""
+
+    def touch(self, token: str | None) -> None:
+        """``token``'s rules-owned values or conditions may have changed in this step."""
+
+    def touch_all(self) -> None:
+        """Any token's rules-owned values or conditions may have changed in this step."""
+
+    def move_token(
+        self,
+        token: str,
+        cell: Cell,
+        path: list[Cell],
+        *,
+        animate: bool,
+        fire: bool,
+        source: str,
+        old: Cell | None = None,
+    ) -> None:
+        """Move ``token`` in the world and the VTT (a ``TokenMoved`` follows when ``fire``)."""
+
+    def set_region(self, region: Region) -> None:
+        """Add or replace a named region."""
+
+    def grid_changed(self) -> None:
+        """The grid's metric changed: cells within a distance change with it."""
+
+    def apply_outcome(self, outcome: Outcome, *, announce: bool, script: Script | None) -> None:
+        """Turn a rule outcome into effects, events and prompts."""
+
+    def open_prompt(
+        self,
+        *,
+        kind: str,
+        player: str,
+        token: str | None,
+        question: str,
+        options: list[str],
+        default: str,
+        timeout: float | None = None,
+        script: str | None = None,
+    ) -> Prompt:
+        """Ask a player a question (an ``AskPlayer`` effect); returns the pending prompt."""
+
+    async def wait_prompt(self, pid: str) -> str:
+        """The answer to prompt ``pid`` (its default if it is withdrawn)."""
+
+    async def wait_event(
+        self,
+        types: tuple[type[BaseEvent], ...],
+        check: Callable[[Any], bool] | None,
+        timeout: float | None,
+        script: Script | None,
+    ) -> Any:
+        """The next event of ``types`` that ``check`` accepts (``TimeoutError`` after
+        ``timeout`` seconds)."""
+
+    def answer_prompt(self, pid: str, option: str, *, player: str | None, role: str) -> str:
+        """Answer a pending prompt; returns the option chosen."""
+
+    def close_prompt(self, pid: str, reason: str = "") -> None:
+        """Withdraw a pending prompt."""
+
+    def add_watch(
+        self,
+        key: str,
+        spec: Any,
+        script: str,
+        handler: str,
+        data: dict[str, Any],
+        owner: str | None = None,
+    ) -> Watch:
+        """Create or replace the run-time trigger ``key``."""
+
+    def remove_watch(self, key: str) -> None:
+        """Drop the run-time trigger ``key``."""
+
+    def condition_names(self) -> list[str]:
+        """The named conditions the loaded scripts registered."""
+
+    def commands(self) -> dict[str, Any]:
+        """Every chat command loaded, by name (aliases included)."""
 
 
 class Context:
@@ -43,7 +143,7 @@ class Context:
 
     def __init__(
         self,
-        runtime: WorldRuntime,
+        runtime: WorldAccess,
         script: Script | None,
         event: BaseEvent | None = None,
         *,
@@ -115,7 +215,7 @@ class Context:
         of its rules-owned values (``rules.characters.RULES_OWNED``, ``conditions``) goes back
         to the VTT after the callback, as a rule's changes do."""
         tid = self.token(token).id
-        self._rt._touch(tid)
+        self._rt.touch(tid)
         return self.encounter.character(tid)
 
     stats = character
@@ -149,11 +249,11 @@ class Context:
     # -- chat ----------------------------------------------------------------------------------
     def emit(self, effect: BaseEffect) -> None:
         """Send any effect to the VTT."""
-        self._rt._emit(effect)
+        self._rt.emit(effect)
 
     def say(self, text: str, *, whisper_to: str | None = None, speaker: str | None = None) -> None:
         """Post to chat: public, or whispered to ``"gm"`` or a player id."""
-        self._rt._emit(PostChat(text=text, whisper_to=whisper_to, speaker=speaker))
+        self._rt.emit(PostChat(text=text, whisper_to=whisper_to, speaker=speaker))
 
     def tell_gm(self, text: str) -> None:
         self.say(text, whisper_to="gm")
@@ -190,7 +290,9 @@ class Context:
         false -- a correction such as a reverted move should not spring an ambush."""
         tok = self.token(token)
         to = cell if isinstance(cell, Cell) else Cell(x=cell[0], y=cell[1])
-        self._rt._move(tok.id, to, list(path), animate=animate, fire=fire_triggers, source="script")
+        self._rt.move_token(
+            tok.id, to, list(path), animate=animate, fire=fire_triggers, source="script"
+        )
 
     def update_token(self, token: str, **fields: Any) -> None:
         """Change a token's other fields (``name``, ``hidden``, ``disposition``...)."""
@@ -201,7 +303,7 @@ class Context:
             setattr(tok, key, value)
         if "name" in fields:
             self.world.refresh_character(tok.id)
-        self._rt._emit(UpdateToken(token=tok.id, fields=fields))
+        self._rt.emit(UpdateToken(token=tok.id, fields=fields))
 
     def set_stats(self, token: str, **stats: Any) -> Character:
         """Set rule stats on a token's character. A rules-owned stat (action dice, stress,
@@ -221,7 +323,7 @@ class Context:
         ch = self.encounter.characters[tok.id]
         for k, v in owned.items():
             setattr(ch, k, v)
-        self._rt._touch(tok.id)
+        self._rt.touch(tok.id)
         return ch
 
     def define_region(self, name: str, cells: Iterable[Cell | tuple[int, int]]) -> Region:
@@ -230,7 +332,7 @@ class Context:
             cells=[c if isinstance(c, Cell) else Cell(x=c[0], y=c[1]) for c in cells],
             source=f"script:{self.script.name}" if self.script else "script",
         )
-        self._rt._set_region(reg)
+        self._rt.set_region(reg)
         return reg
 
     # -- rules ---------------------------------------------------------------------------------
@@ -240,7 +342,7 @@ class Context:
         prompts for its choices. A :class:`RuleError` propagates with nothing changed."""
         if "roller" in _params(fn) and "roller" not in kw:
             kw["roller"] = self._rt.roller
-        self._rt._touch_all()  # a rule may change any character: compare them all after
+        self._rt.touch_all()  # a rule may change any character: compare them all after
         enc = self.encounter
         # JSON, not a deep copy: on a 200-character map 0.24 ms against 3.4 ms, every command
         before = enc.model_dump_json()
@@ -262,7 +364,7 @@ class Context:
 
     def apply(self, outcome: Outcome, *, announce: bool = True) -> Outcome:
         """Turn a rule outcome into effects, events and prompts (see :meth:`rule`)."""
-        self._rt._apply(outcome, announce=announce, script=self.script)
+        self._rt.apply_outcome(outcome, announce=announce, script=self.script)
         return outcome
 
     def spend(self, token: str, cost: str = "half", what: str = "") -> bool:
@@ -276,7 +378,7 @@ class Context:
 
     def signal(self, condition: str, token: str | None = None, **data: Any) -> None:
         """Say a named condition happened: Ready actions waiting on it fire."""
-        self._rt._derive(
+        self._rt.derive(
             ConditionSignalled(condition=condition, token=token, data=data, source="script")
         )
 
@@ -297,12 +399,12 @@ class Context:
         if self.script is None:
             raise RuntimeError("watch() needs a script")
         spec = SPEC_ADAPTER.validate_python(spec) if isinstance(spec, Mapping) else spec
-        return self._rt._add_watch(
+        return self._rt.add_watch(
             key, spec, self.script.name, handler, dict(data or {}), owner=owner
         )
 
     def unwatch(self, key: str) -> None:
-        self._rt._remove_watch(key)
+        self._rt.remove_watch(key)
 
     # -- waiting -------------------------------------------------------------------------------
     async def ask(
@@ -323,7 +425,7 @@ class Context:
             raise ValueError("ask() needs at least one option")
         if who in self.world.tokens:
             token, who = who, self.world.player_for(who)
-        prompt = self._rt._open_prompt(
+        prompt = self._rt.open_prompt(
             kind="ask",
             player=who,
             token=token,
@@ -333,7 +435,25 @@ class Context:
             timeout=timeout,
             script=self.script.name if self.script else None,
         )
-        return await self._rt._wait_prompt(prompt.id)
+        return await self._rt.wait_prompt(prompt.id)
+
+    @overload
+    async def wait_for(
+        self,
+        event_type: type[E],
+        /,
+        *,
+        check: Callable[[E], bool] | None = None,
+        timeout: float | None = None,
+    ) -> E: ...
+
+    @overload
+    async def wait_for(
+        self,
+        *event_types: type[BaseEvent],
+        check: Callable[[Any], bool] | None = None,
+        timeout: float | None = None,
+    ) -> BaseEvent: ...
 
     async def wait_for(
         self,
@@ -342,13 +462,16 @@ class Context:
         timeout: float | None = None,
     ) -> Any:
         """Wait for the next event of these types (any event by default) for which
-        ``check(event)`` is true; raises :class:`TimeoutError` after ``timeout`` seconds."""
-        return await self._rt._wait_event(event_types or (BaseEvent,), check, timeout, self.script)
+        ``check(event)`` is true; raises :class:`TimeoutError` after ``timeout`` seconds.
+        With one type the result has that type for a type checker:
+        ``moved = await ctx.wait_for(TokenMoved, check=lambda e: e.token == "t1")`` is a
+        :class:`sdk.events.TokenMoved`."""
+        return await self._rt.wait_event(event_types or (BaseEvent,), check, timeout, self.script)
 
     async def sleep(self, seconds: float) -> None:
         """Pause this callback; the world keeps processing events meanwhile."""
         try:
-            await self._rt._wait_event((), None, seconds, self.script)
+            await self._rt.wait_event((), None, seconds, self.script)
         except TimeoutError:
             return
 
@@ -358,22 +481,22 @@ class Context:
     ) -> str:
         """Answer a pending prompt (as the GM by default); returns the option chosen. Raises
         :class:`UsageError` for an unknown prompt, a bad option or the wrong player."""
-        return self._rt._answer(prompt, option, player=player, role=role)
+        return self._rt.answer_prompt(prompt, option, player=player, role=role)
 
     def close_prompt(self, prompt: str, reason: str = "") -> None:
         """Withdraw a pending prompt (its question no longer matters)."""
-        self._rt._close_prompt(prompt, reason)
+        self._rt.close_prompt(prompt, reason)
 
     def emit_event(self, event: BaseEvent) -> None:
         """Dispatch an event to listeners and triggers after the current callback (no state
         ingest: change state through the context first). ``source`` becomes ``"script"``."""
         if event.source == "vtt":
             event = event.model_copy(update={"source": "script"})
-        self._rt._derive(event)
+        self._rt.derive(event)
 
     def condition_names(self) -> list[str]:
         """Names of the conditions scripts registered (usable as Ready triggers)."""
-        return list(self._rt._conditions)
+        return self._rt.condition_names()
 
     def commands(self) -> dict[str, Any]:
         """Every chat command loaded in this world, by name (aliases included)."""
@@ -396,7 +519,7 @@ class Context:
                 self.encounter.options = new
                 if self.encounter.grid.metric != new.diagonal_metric:
                     self.encounter.grid.metric = new.diagonal_metric
-                    self._rt.index.grid_changed()
+                    self._rt.grid_changed()
             else:
                 self.world.settings = new
             return
@@ -421,4 +544,4 @@ def _params(fn: Callable[..., Any]) -> frozenset[str]:
         return frozenset()
 
 
-__all__ = ["Context", "RuleError"]
+__all__ = ["Context", "RuleError", "WorldAccess"]

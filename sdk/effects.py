@@ -109,7 +109,7 @@ class UpdateConditions(BaseEffect):
 class MovementBudget(BaseEffect):
     """What ``token`` may still move this turn by the rules (Fallout: Equestria:
     :func:`rules.foe.movement.budget`, in the grid's units), sent when it changed: at a turn
-    change and after a move or an action (:mod:`sdk.builtins.budget`). ``budget`` None:
+    change and after a move or an action (:mod:`sdk.budget`). ``budget`` None:
     nothing limits its movement any more (the fight is over, it left the turn order). A VTT
     shows it where the player drags (Foundry: the Token Ruler's colours; Roll20: a whisper
     after a drag)."""
@@ -126,6 +126,44 @@ class MovementBudget(BaseEffect):
     """After a move from the VTT: who moved the token (the player to tell what is left)."""
 
 
+HOLD_BUDGET_MS = 1500
+"""How long a VTT's client waits for the bridge to acknowledge a held move."""
+
+
+class MoveWatch(BaseModel):
+    """One watched trigger of :class:`WatchMoves`: moves of ``token`` (any token when None,
+    never ``exclude``) that enter one of ``cells`` (any move when ``cells`` is None)."""
+
+    cells: list[tuple[int, int]] | None = None
+    token: str | None = None
+    exclude: str | None = None
+
+
+class WatchMoves(BaseEffect):
+    """The moves the bridge wants to see before they happen, for ``scene`` (all scenes when
+    None): the VTT holds a move that one of ``watches`` matches until the bridge releases it
+    (:class:`ReleaseMove`), at most ``max_hold_ms``. An empty ``watches`` list ends all
+    holding. Sent by the held-moves script (:mod:`sdk.holds`); an adapter whose VTT cannot
+    hold moves drops it."""
+
+    type: Literal["watch_moves"] = "watch_moves"
+    scene: str | None = None
+    watches: list[MoveWatch] = Field(default_factory=list)
+    budget_ms: int = HOLD_BUDGET_MS
+    max_hold_ms: int = 90_000
+
+
+class ReleaseMove(BaseEffect):
+    """End the hold ``hold`` (the held event's id): put ``token`` at ``cell``. ``moved`` is
+    False when the rules kept it where it started."""
+
+    type: Literal["release_move"] = "release_move"
+    hold: str
+    token: str
+    cell: Cell
+    moved: bool = True
+
+
 Effect = Annotated[
     PostChat
     | UpdateToken
@@ -134,7 +172,9 @@ Effect = Annotated[
     | AskPlayer
     | UpdateStats
     | UpdateConditions
-    | MovementBudget,
+    | MovementBudget
+    | WatchMoves
+    | ReleaseMove,
     Field(discriminator="type"),
 ]
 """Any effect, discriminated by ``type``."""
@@ -145,14 +185,18 @@ EFFECTS_ADAPTER: TypeAdapter[list[Effect]] = TypeAdapter(list[Effect])
 __all__ = [
     "EFFECTS_ADAPTER",
     "EFFECT_ADAPTER",
+    "HOLD_BUDGET_MS",
     "AdvanceTurn",
     "AskPlayer",
     "BaseEffect",
     "Effect",
+    "MoveWatch",
     "MovementBudget",
     "PostChat",
+    "ReleaseMove",
     "SetInitiative",
     "UpdateConditions",
     "UpdateStats",
     "UpdateToken",
+    "WatchMoves",
 ]

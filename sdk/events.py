@@ -29,7 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from rules.geometry import Cell, Grid
 
 Role = Literal["gm", "player", "observer"]
-Source = Literal["vtt", "runtime", "script"]
+EventSource = Literal["vtt", "runtime", "script"]
+"""Who produced an event (:attr:`BaseEvent.source`)."""
 
 
 class BaseEvent(BaseModel):
@@ -39,7 +40,7 @@ class BaseEvent(BaseModel):
 
     id: str | None = None
     """The wire event id (unique per world), when the event came over the wire."""
-    source: Source = "vtt"
+    source: EventSource = "vtt"
     """Who produced it: an adapter (``vtt``), the runtime from a rule outcome or timer
     (``runtime``), or a script (``script``). Only ``vtt`` events change state on ingest."""
 
@@ -150,6 +151,25 @@ class MoveRefused(BaseEvent):
     player: str | None = None
     code: str = ""
     reason: str = ""
+
+
+class ScriptFailed(BaseEvent):
+    """A script callback raised or ran past the world's ``script_budget`` (it was reported to
+    the GM). Made by the runtime only (not a wire event), after the event being handled; a
+    script may listen to it (``@script.on(ScriptFailed)``). A failure of a callback that itself
+    listens to ``ScriptFailed`` is reported but makes no ``ScriptFailed`` (no loops)."""
+
+    type: Literal["script_failed"] = "script_failed"
+    script: str
+    """The failed callback's script."""
+    callback: str
+    """The callback's function name."""
+    reason: str
+    """What happened: ``raised ValueError: ...``, ``ran past its 2 s budget and was stopped``."""
+    error: str | None = None
+    """The exception's class name when it raised."""
+    file: str = ""
+    line: int = 0
 
 
 class TokenCreated(BaseEvent):
@@ -440,6 +460,7 @@ __all__ = [
     "ConditionSignalled",
     "DamageDealt",
     "Event",
+    "EventSource",
     "InitiativeChanged",
     "MoveRefused",
     "Player",
@@ -449,6 +470,7 @@ __all__ = [
     "RoundStarted",
     "SceneData",
     "SceneSnapshot",
+    "ScriptFailed",
     "TimerFired",
     "TokenCreated",
     "TokenData",

@@ -2,8 +2,9 @@
 group (discord.py's ``load_extension`` shape: a module's :class:`Script` objects, or its
 ``setup(script)`` function).
 
-A file is imported under a private module name each time it is (re)loaded, so each world owns
-its copy and a reload really re-executes the file. An entry point names a module, a
+A file is imported under a private module name (``vttbridge_script_<stem>_<n>``), a new one each
+time it is imported again, so a reload really re-executes the file; the worlds share one import
+per file through :mod:`sdk.script_host`. An entry point names a module, a
 :class:`Script` object or a ``setup`` callable (``my_pkg.triggers:script``).
 """
 
@@ -30,13 +31,13 @@ _seq = itertools.count(1)
 
 
 @dataclass
-class Source:
+class ScriptSource:
     """Where a loaded script came from, so it can be reloaded."""
 
     kind: str  # "file" | "module" | "object" | "entry_point"
     ref: str
     path: Path | None = None
-    mtime: float | None = None
+    """A file's resolved path (the :mod:`sdk.script_host` key)."""
 
 
 def import_file(path: str | Path) -> ModuleType:
@@ -96,23 +97,32 @@ def scripts_of_object(obj: Any, name: str) -> list[Script]:
     raise ScriptError(f"{name}: not a Script, module or setup callable")
 
 
-def load_source(source: Any) -> tuple[list[Script], Source]:
-    """Resolve one ``scripts=`` item: a Script, a module, a ``.py`` path or a module name."""
+def script_path(source: Any) -> Path | None:
+    """The resolved path when a ``scripts=`` item names a ``.py`` file, else None."""
+    if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".py")):
+        return Path(source).resolve()
+    return None
+
+
+def load_source(source: Any) -> tuple[list[Script], ScriptSource]:
+    """Resolve one ``scripts=`` item: a Script, a module, a ``.py`` path or a module name.
+    A file is imported afresh (to check it); worlds share theirs through
+    :mod:`sdk.script_host`."""
     if isinstance(source, Script):
-        return [source], Source("object", source.name)
+        return [source], ScriptSource("object", source.name)
     if isinstance(source, ModuleType):
-        return scripts_of(source), Source("module", source.__name__)
+        return scripts_of(source), ScriptSource("module", source.__name__)
     if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".py")):
         path = Path(source).resolve()
         module = import_file(path)
-        src = Source("file", str(path), path, path.stat().st_mtime)
+        src = ScriptSource("file", str(path), path)
         return scripts_of(module, path.stem), src
     if isinstance(source, str):
         try:
             module = importlib.import_module(source)
         except Exception as e:
             raise ScriptError(f"cannot import {source}: {type(e).__name__}: {e}") from e
-        return scripts_of(module), Source("module", source)
+        return scripts_of(module), ScriptSource("module", source)
     raise ScriptError(f"cannot load a script from {source!r}")
 
 

@@ -17,8 +17,9 @@ functions, or defines ``setup(script)`` which receives a fresh :class:`Script`::
 
 Callbacks may be plain functions or coroutines. A callback taking one parameter gets the
 event; one taking two gets ``(event, ctx)`` (commands: ``(cmd, ctx)``; choice handlers:
-``(prompt, answer, ctx)``; ``on_load``: ``(ctx)``). Registering never touches a world: the
-runtime reads a script's registrations when it loads it, and drops them when it unloads it.
+``(prompt, answer, ctx)``; ``on_load`` and ``on_unload``: ``(ctx)``). Registering never
+touches a world: the runtime reads a script's registrations when it loads it, and drops them
+when it unloads it.
 """
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ class Listener(Registered):
 
 
 @dataclass(eq=False)
-class Command(Registered):
+class CommandHandler(Registered):
+    """A chat command's callback (``@script.command``): its names, usage, role and cost."""
+
     name: str = ""
     usage: str = ""
     help: str = ""
@@ -131,13 +134,14 @@ class Script:
     """The rule system it is for (``"spycraft"``, ``"foe"``); None for any. ``!help`` lists
     only the commands of the world's system."""
     listeners: list[Listener] = field(default_factory=list)
-    commands: dict[str, Command] = field(default_factory=dict)
+    commands: dict[str, CommandHandler] = field(default_factory=dict)
     conditions: dict[str, Condition] = field(default_factory=dict)
     choices: dict[str, ChoiceHandler] = field(default_factory=dict)
     watch_handlers: dict[str, WatchHandler] = field(default_factory=dict)
     position_triggers: list[PositionTrigger] = field(default_factory=list)
     regions: dict[str, Region] = field(default_factory=dict)
     load_hooks: list[Hook] = field(default_factory=list)
+    unload_hooks: list[Hook] = field(default_factory=list)
     move_judges: list[MoveJudge] = field(default_factory=list)
     trusted: bool = False
     """Built-in: its plain callbacks run without the watchdog (:mod:`sdk.watchdog`)."""
@@ -192,7 +196,7 @@ class Script:
             _check_cost(cost, self.system, name)
 
         def deco(fn: F) -> F:
-            cmd = Command(
+            cmd = CommandHandler(
                 self,
                 fn,
                 name=name.lower().lstrip("!"),
@@ -293,6 +297,12 @@ class Script:
     def on_load(self, fn: F) -> F:
         """Run ``fn(ctx)`` each time the script is loaded into a world (and after a reload)."""
         self.load_hooks.append(Hook(self, fn))
+        return fn
+
+    def on_unload(self, fn: F) -> F:
+        """Run ``fn(ctx)`` each time the script leaves a world: it is unloaded, replaced by a
+        reload (before the new version's ``on_load``), or the world stops."""
+        self.unload_hooks.append(Hook(self, fn))
         return fn
 
     def region(

@@ -269,7 +269,8 @@ class Hosting:
                 self._put_to_sleep(host)
             if asleep:
                 saving = [t for h in asleep if (t := self._sleeping.get(h.name)) is not None]
-                await asyncio.gather(*saving, return_exceptions=True)
+                if saving:  # wait, never cancel: a stop cancels this sweep, not their saves
+                    await asyncio.wait(saving)
                 trim_memory()
 
     def _put_to_sleep(self, host: WorldHost) -> None:

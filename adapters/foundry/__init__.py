@@ -10,7 +10,7 @@ Register the adapter with the bridge through the ``vttbridge.adapters`` entry po
     register_adapter(FoundryAdapter)
 
 Moves a Ready watches on the attempt are held by the module until the Ready resolves; the
-built-in :mod:`sdk.builtins.holds` script, which every world loads, decides which and when.
+built-in :mod:`sdk.holds` script, which every world loads, decides which and when.
 """
 
 from adapters.foundry.adapter import FLAG, FoundryAdapter, roll_text

@@ -45,8 +45,9 @@ from rules.characters import RULES_OWNED
 from rules.geometry import Cell, Grid
 from sdk import effects as fx
 from sdk import events as ev
-from sdk.builtins import holds
+from sdk import holds
 from sdk.events import Event
+from sdk.world import WorldView
 
 from .geometry import foundry_xy, path_legs, region_cells, token_cell
 from .models import (
@@ -62,12 +63,12 @@ from .models import (
     FCombatant,
     FRoll,
     FToken,
-    PreUpdateToken,
+    PreUpdateTokenHook,
     Snapshot,
     UpdateActor,
     UpdateCombat,
     UpdateCombatant,
-    UpdateToken,
+    UpdateTokenHook,
 )
 from .systems import map_actor, tables, write_value
 from .text import strip_html, to_html
@@ -150,7 +151,7 @@ class FoundryAdapter(Adapter):
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
 
     # -- in ---------------------------------------------------------------------------------
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         handler = getattr(self, f"_in_{event}", None)
         if handler is None:
             raise TranslationError("unknown_event", f"The Foundry adapter has no {event!r} event.")
@@ -206,7 +207,7 @@ class FoundryAdapter(Adapter):
         )
         return [snap]
 
-    def _in_updateToken(self, p: UpdateToken, world: Any) -> list[Event]:
+    def _in_updateToken(self, p: UpdateTokenHook, world: Any) -> list[Event]:
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
         out: list[Event] = []
         ch = p.changes
@@ -231,10 +232,10 @@ class FoundryAdapter(Adapter):
             out.append(ev.TokenUpdated(id=p.id, token=p.token.id, **fields))
         return out + damage
 
-    def _in_preUpdateToken(self, p: PreUpdateToken, world: Any) -> list[Event]:
+    def _in_preUpdateToken(self, p: PreUpdateTokenHook, world: Any) -> list[Event]:
         """A held move: the attempt, reported before Foundry commits it. The runtime sees the
         move now; the module completes it when the bridge answers (see
-        :mod:`sdk.builtins.holds`)."""
+        :mod:`sdk.holds`)."""
         if "x" not in p.changes and "y" not in p.changes:
             return []
         if world is not None and holds.SCRIPT_NAME not in (_get(world, "store") or {}):
@@ -253,7 +254,7 @@ class FoundryAdapter(Adapter):
 
     def _moved(
         self,
-        p: UpdateToken,
+        p: UpdateTokenHook,
         world: Any,
         size: float,
         before: Any,
@@ -388,14 +389,7 @@ class FoundryAdapter(Adapter):
         return [updated, *_damage(p.id, world, linked, stats)]
 
     # -- out --------------------------------------------------------------------------------
-    def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
-        # the built-in holds script's effects (not in the Effect union) are recognised by
-        # their ``type``, not their class, like any script's own effects
-        kind = getattr(effect, "type", None)
-        if kind == "watch_moves":
-            return self._watch(holds.WatchMoves.model_validate(effect.model_dump()), world)
-        if kind == "release_move":
-            return [self._release(holds.ReleaseMove.model_validate(effect.model_dump()), world)]
+    def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
         match effect:
             case fx.PostChat():
                 return [self._chat(effect.text, effect.whisper_to, effect.speaker, world)]
@@ -413,6 +407,10 @@ class FoundryAdapter(Adapter):
                 return self._statuses(effect, world)
             case fx.MovementBudget():
                 return self._budget(effect, world)
+            case fx.WatchMoves():
+                return self._watch(effect, world)
+            case fx.ReleaseMove():
+                return [self._release(effect, world)]
         log.warning("Foundry adapter: no command for effect %s", type(effect).__name__)
         return []
 
@@ -477,7 +475,7 @@ class FoundryAdapter(Adapter):
         options = {"animate": False, FLAG: {"bridge": True, "budget": True}}
         return [Command(op="Token.update", data=data, options=options)]
 
-    def _release(self, r: holds.ReleaseMove, world: Any) -> Command:
+    def _release(self, r: fx.ReleaseMove, world: Any) -> Command:
         """The end of a held move: ``options.vttbridge.hold`` names the hold; a module with
         that hold open applies the move it holds (the exact drop position) when ``moved``."""
         data = _token_ref(r.token, world)
@@ -485,7 +483,7 @@ class FoundryAdapter(Adapter):
         options = {"animate": True, FLAG: {"bridge": True, "hold": r.hold, "moved": r.moved}}
         return Command(op="Token.update", data=data, options=options)
 
-    def _watch(self, w: holds.WatchMoves, world: Any) -> list[Command]:
+    def _watch(self, w: fx.WatchMoves, world: Any) -> list[Command]:
         scene = w.scene or _get(world, "active_scene")
         watch = {
             "v": 1,
@@ -564,7 +562,7 @@ class FoundryAdapter(Adapter):
 # -- helpers ---------------------------------------------------------------------------------------
 
 
-def _on_canvas(extent: tuple[float, float], p: UpdateToken, attempt: bool) -> None:
+def _on_canvas(extent: tuple[float, float], p: UpdateTokenHook, attempt: bool) -> None:
     """Every position of a move on the scene's canvas (the models already bound them)."""
     tok = p.token
     check_on_canvas(extent, tok.x, tok.y, "token.", ("x", "y"))

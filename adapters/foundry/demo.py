@@ -24,9 +24,9 @@ import socketio
 
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
 from adapters.foundry import FLAG, FoundryAdapter
-from adapters.foundry.geometry import crossed
+from adapters.foundry.geometry import crossed, foundry_cell
 from adapters.foundry.text import strip_html
-from rules.geometry import Cell, foundry_cell
+from rules.geometry import Cell
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """Foundry canvas pixels to grid cells and back, paths, and v12+ Region shapes to cells.
 
-A token's position is the cell holding its centre (``x + width * size / 2``), as
-``rules/geometry.py`` says. Grid lines sit on multiples of ``grid.size`` from the canvas origin
-(Foundry pads a scene by whole cells), so no offset is needed. Hex and gridless scenes are read
-as square cells of ``grid.size``: the rules are square-grid rules.
+A token's position is the cell holding its centre (``x + width * size / 2``). Grid lines sit on
+multiples of ``grid.size`` from the canvas origin (Foundry pads a scene by whole cells), so no
+offset is needed. Hex and gridless scenes are read as square cells of ``grid.size``: the rules
+are square-grid rules.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from adapters.base import TranslationError
-from rules.geometry import Cell, foundry_cell, foundry_xy
+from rules.geometry import Cell
 from sdk.regions import line_xy
 
 from .models import FRegion, FRegionShape, FToken, Point
@@ -28,6 +28,22 @@ __all__ = [
     "region_cells",
     "token_cell",
 ]
+
+
+def foundry_cell(x: float, y: float, grid_size: float, width: float = 1, height: float = 1) -> Cell:
+    """Foundry: ``x, y`` are the token's top-left corner in px; ``width``/``height`` in cells."""
+    cx = x + width * grid_size / 2
+    cy = y + height * grid_size / 2
+    return Cell(x=math.floor(cx / grid_size), y=math.floor(cy / grid_size))
+
+
+def foundry_xy(
+    cell: Cell, grid_size: float, width: float = 1, height: float = 1
+) -> tuple[float, float]:
+    """The top-left corner in px that puts a token's centre in ``cell``."""
+    x = (cell.x + 0.5) * grid_size - width * grid_size / 2
+    y = (cell.y + 0.5) * grid_size - height * grid_size / 2
+    return x, y
 
 
 def token_cell(tok: FToken, size: float, x: float | None = None, y: float | None = None) -> Cell:

@@ -221,13 +221,13 @@ class FRoll(Lenient):
     evaluated: bool = True
     terms: list[Any] = Field(default_factory=list)
 
-    def dice(self) -> list[Die]:
-        found: list[Die] = []
+    def dice(self) -> list[FDie]:
+        found: list[FDie] = []
         _collect_dice(self.terms, found)
         return found
 
 
-class Die(BaseModel):
+class FDie(BaseModel):
     """One dice term of a roll: ``number`` d ``faces`` and the results that count (dropped and
     discarded results are left out of ``results`` but kept in ``all_results``)."""
 
@@ -241,7 +241,7 @@ class Die(BaseModel):
         return f"{self.number}d{self.faces}"
 
 
-def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
+def _collect_dice(node: Any, out: list[FDie], depth: int = 0) -> None:
     if depth > 20:  # a hostile payload nesting terms forever
         return
     if isinstance(node, list):
@@ -263,7 +263,7 @@ def _collect_dice(node: Any, out: list[Die], depth: int = 0) -> None:
                 kept.append(value)
         number = _whole(node.get("number"))
         out.append(
-            Die(
+            FDie(
                 number=number if number is not None else len(every),
                 faces=faces,
                 results=kept,
@@ -439,7 +439,7 @@ class TokenChanges(TypedDict, total=False):
     actorData: dict[str, Any] | None
 
 
-class UpdateToken(_Env):
+class UpdateTokenHook(_Env):
     """``updateToken(doc, changed, options, userId)``: ``token`` is the document after the
     update, ``changes`` the differential. ``origin`` (the module's last known top-left corner)
     and ``waypoints`` (the path of a ruler or v13 movement, px) are optional."""
@@ -453,7 +453,7 @@ class UpdateToken(_Env):
     waypoints: list[Point] = Field(default_factory=list, max_length=1000)
 
 
-class PreUpdateToken(UpdateToken):
+class PreUpdateTokenHook(UpdateTokenHook):
     """``preUpdateToken``: the module held this move because the bridge watches it; ``token``
     is the document before the move (where the move is held), ``changes`` the move asked for
     (its destination), ``waypoints`` its path (v13: the paused movement's pending waypoints,
@@ -513,8 +513,8 @@ class UpdateActor(_Env):
 
 INBOUND: dict[str, type[Inbound]] = {
     "snapshot": Snapshot,
-    "updateToken": UpdateToken,
-    "preUpdateToken": PreUpdateToken,
+    "updateToken": UpdateTokenHook,
+    "preUpdateToken": PreUpdateTokenHook,
     "createChatMessage": CreateChatMessage,
     "updateCombat": UpdateCombat,
     "combatTurnChange": CombatTurnChange,
@@ -582,7 +582,7 @@ class CombatUpdateData(BaseModel):
 
 class SceneUpdateData(BaseModel):
     """``scene.update(data)``: used for ``flags.vttbridge.watch``, the moves the bridge wants to
-    see before they happen (see :mod:`sdk.builtins.holds`)."""
+    see before they happen (see :mod:`sdk.holds`)."""
 
     model_config = _DOC
 

@@ -53,12 +53,14 @@ from adapters.base import (
     check_on_canvas,
     scene_extent,
 )
+from adapters.roll20.geometry import roll20_cell, roll20_xy
 from rules.characters import Character
-from rules.geometry import Cell, Grid, roll20_cell, roll20_xy
+from rules.geometry import Cell, Grid
 from rules.numbers import finite_or_none
 from sdk import effects as fx
 from sdk import events as ev
 from sdk.events import Event
+from sdk.world import WorldView
 
 from .models import (
     BAR_NAMES,
@@ -75,7 +77,7 @@ from .models import (
     DestroyGraphic,
     Graphic,
     MarkerPatch,
-    MoveWatch,
+    ModWatch,
     Page,
     SendChatData,
     SetData,
@@ -266,7 +268,7 @@ class Roll20Adapter(Adapter):
     # =============================================================================================
     # in
     # =============================================================================================
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list[Event]:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         handler = {
             "snapshot": self._in_snapshot,
             "change:graphic": self._in_change_graphic,
@@ -634,7 +636,7 @@ class Roll20Adapter(Adapter):
     # =============================================================================================
     # out
     # =============================================================================================
-    def translate_out(self, effect: fx.Effect, world: Any) -> list[Command]:
+    def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
         match effect:
             case fx.PostChat():
                 return [
@@ -654,12 +656,11 @@ class Roll20Adapter(Adapter):
                 return self._markers(effect)
             case fx.MovementBudget():
                 return self._budget(effect, world)
-        kind = str(getattr(effect, "type", type(effect).__name__))
-        if kind.endswith("watch_moves"):
-            return [self._watch(effect, world)]
-        if kind.endswith("release_move"):
-            return self._release(effect, world)
-        log.warning("Roll20 adapter: no command for effect %s", kind)
+            case fx.WatchMoves():
+                return [self._watch(effect, world)]
+            case fx.ReleaseMove():
+                return self._release(effect, world)
+        log.warning("Roll20 adapter: no command for effect %s", type(effect).__name__)
         return []
 
     def _chat(self, body: str, whisper_to: str | None, speaker: str | None, world: Any) -> Command:
@@ -785,14 +786,14 @@ class Roll20Adapter(Adapter):
         )
         return [Command(op="budget", data=data.model_dump())]
 
-    def _watch(self, effect: Any, world: Any) -> Command:
+    def _watch(self, effect: fx.WatchMoves, world: Any) -> Command:
         """The built-in holds script's watch set (``watch_moves``, see
-        :mod:`sdk.builtins.holds`) as the Mod's ``watch`` command."""
+        :mod:`sdk.holds`) as the Mod's ``watch`` command."""
         watches = []
         for w in _get(effect, "watches", []) or []:
             cells = _get(w, "cells")
             watches.append(
-                MoveWatch(
+                ModWatch(
                     cells=None if cells is None else [(int(c[0]), int(c[1])) for c in cells],
                     token=_get(w, "token"),
                     exclude=_get(w, "exclude"),
@@ -803,7 +804,7 @@ class Roll20Adapter(Adapter):
         )
         return Command(op="watch", data=data.model_dump())
 
-    def _release(self, effect: Any, world: Any) -> list[Command]:
+    def _release(self, effect: fx.ReleaseMove, world: Any) -> list[Command]:
         """End a held move (``release_move``): put the token where the rules left it; the
         Mod restores the move's path when that is where the player dragged it."""
         cell = _get(effect, "cell")

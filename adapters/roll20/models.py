@@ -28,7 +28,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from adapters.base import Inbound
-from rules.geometry import ROLL20_UNIT_PX, DiagonalMetric
+from adapters.roll20.geometry import ROLL20_UNIT_PX
+from rules.geometry import DiagonalMetric
 from rules.numbers import MAX_PX, MIN_CELL_PX, Distance, Finite, Px, Size, bounded
 
 log = logging.getLogger(__name__)
@@ -487,7 +488,7 @@ class CampaignSetData(BaseModel):
     merge: TurnOrderPatch | None = None
 
 
-class MoveWatch(BaseModel):
+class ModWatch(BaseModel):
     """One watched trigger: moves of ``token`` (any token when None; never ``exclude``) that
     enter one of ``cells`` (any move when ``cells`` is None)."""
 
@@ -502,5 +503,5 @@ class WatchData(BaseModel):
     ``max_hold_ms`` for the bridge, then goes through (and the GM is told)."""
 
     page: str | None = None
-    watches: list[MoveWatch] = Field(default_factory=list)
+    watches: list[ModWatch] = Field(default_factory=list)
     max_hold_ms: int | None = Field(None, ge=0)

@@ -1,12 +1,11 @@
-"""Fallout: Equestria rules (seed 003): surprise round, movement and running, charge, jumping,
-sneaking; one rule per module.
-
-Importing this package registers the FoE round and turn hooks with the encounter core (the end
-of the surprise round, the per-turn FoE state). ``rules.encounter`` imports ``rules.foe.state``
-at its end, so these modules may import the core's names.
+"""Fallout: Equestria rules: surprise round, movement and running, charge, jumping, sneaking;
+one rule per module. :data:`SYSTEM` is the system the ``vttbridge.systems`` entry point group
+registers (:mod:`rules.systems`): its round hook ends the surprise round, its turn hook clears
+the per-turn FoE state. ``rules.encounter`` imports ``rules.foe.state`` at its end, so these
+modules may import the core's names.
 """
 
-from rules.foe import (  # noqa: F401  (imported for their hooks and as the package's API)
+from rules.foe import (  # noqa: F401  (the package's API)
     charge,
     checks,
     initiative,
@@ -47,10 +46,19 @@ from rules.foe.surprise import (
     sneak_attack_damage,
     start_surprise_round,
 )
+from rules.systems import System
+
+SYSTEM = System(
+    "foe",
+    "Fallout: Equestria",
+    round_start=(surprise.end_surprise_round,),
+    turn_start=(turns.clear_turn_state,),
+)
 
 __all__ = [
     "BURROWING",
     "STEALTH_FIELDS",
+    "SYSTEM",
     "FoEState",
     "StealthField",
     "block",

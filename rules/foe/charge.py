@@ -1,4 +1,4 @@
-"""CHAAARGE! (seed 003): a run in a straight line, then a melee or unarmed attack.
+"""CHAAARGE! (Fallout: Equestria): a run in a straight line, then a melee or unarmed attack.
 
 A charge takes both of a character's actions, so only a turn with both unspent may charge, and
 nothing else follows it. The path must be straight, at least 15 ft and at most a run (3x speed).

@@ -3,7 +3,7 @@
 A check succeeds when 1d100 shows the target or less (the target is skill + modifiers, times the
 MFD: :func:`rules.foe.mfd.target`); its margin is target - roll.
 
-An opposed roll [the seed does not say how one resolves; this is our reading, documented]:
+An opposed roll [the text does not say how one resolves; this is our reading, documented]:
 whoever succeeds while the other fails wins; when both succeed the larger margin wins; when both
 fail, or both succeed by the same margin, nobody wins (a tie). A rule using an opposed roll says
 what a tie means (for sneaking: the sneaker stays unnoticed, since noticing him takes a win).

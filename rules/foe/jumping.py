@@ -1,4 +1,4 @@
-"""Jumping (seed 003), from the character's ground (base) move speed.
+"""Jumping (Fallout: Equestria), from the character's ground (base) move speed.
 
 * Long jump: half what he can move in one action, not rounded (move 25: 12.5 ft).
 * A running start, at least one full move action's distance covered in a straight line just

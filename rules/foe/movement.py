@@ -1,4 +1,4 @@
-"""Movement in a FoE round, and dodging (seed 003, "Movement").
+"""Movement in a FoE round, and dodging (Fallout: Equestria, "Movement").
 
 Each action spent moving covers up to the listed move speed. Any other action (firing, dodging,
 a manoeuvre, a sneak action) halves what the round can cover: a move plus another action is 1x
@@ -8,7 +8,7 @@ action) that is 1x speed.
 :func:`move` is what the runtime calls for a token move in combat: it measures the path with the
 world's grid metric (through every waypoint), spends move actions as the distance needs them
 and records the move, or refuses with ``over_budget`` and the distance still allowed. Decisions
-where the seed is silent:
+where the text is silent:
 
 * The budget is per turn, not per drag: a move action's distance may be covered in several
   drags, before and after the other action (move 10 ft, shoot, move 15 ft more with move 25).

@@ -1,7 +1,7 @@
-"""Sneaking in combat (seed 003): sneak speed, the opposed Sneak roll, hiding, holding a dodge or
+"""Sneaking in combat (FoE): sneak speed, the opposed Sneak roll, hiding, holding a dodge or
 block, stealth fields, burrowing, and the weight penalty.
 
-* Sneak speed: half the move speed per combat action, rounded down to 5 ft; the seed also gives
+* Sneak speed: half the move speed per combat action, rounded down to 5 ft; the text also gives
   the base as 5 x floor(AGI / 4) (⚙ ``sneak_speed_formula``: ``half_move`` by default, or
   ``agility``). Two sneak actions may cover less than one plain move.
 * A sneak action (:func:`sneak`) costs an action: an opposed roll of his Sneak against each
@@ -130,7 +130,7 @@ def sneak_speed_half_move(move: float) -> float:
 
 
 def sneak_speed_agility(agility: int) -> float:
-    """The seed's base sneak speed: 5 x floor(AGI / 4) ft."""
+    """The text's base sneak speed: 5 x floor(AGI / 4) ft."""
     return float(5 * math.floor(agility / 4))
 
 

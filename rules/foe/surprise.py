@@ -1,4 +1,4 @@
-"""Surprise! (seed 003): the surprise round and the sneak attack critical.
+"""Surprise! (Fallout: Equestria): the surprise round and the sneak attack critical.
 
 A surprise round happens when a group attacks another that is not aware of them (or of their
 hostile intent) until they open fire. A visible guard firing from his post, or a shrieking
@@ -13,7 +13,7 @@ weapon without a critical multiplier above 1. When all have acted, normal combat
 two actions each and everyone re-rolls initiative (⚙ ``surprise_after`` ``insert``: keep the
 order and add the surprised, each rolling his initiative).
 
-Decisions where the seed is silent:
+Decisions where the text is silent:
 
 * A defender who was aware of the attackers is not surprised: he rolls initiative and acts in
   the surprise round too (the rule is about a group that is unaware; he is not).
@@ -35,7 +35,6 @@ from rules.dice import Roller
 from rules.encounter import (
     Encounter,
     join_combat,
-    on_round_start,
     require_turn,
     start_combat,
 )
@@ -133,8 +132,7 @@ def start_surprise_round(
     return out.extend(started)
 
 
-@on_round_start("foe")
-def _end_surprise_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
+def end_surprise_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
     """When the round after the surprise round begins: two actions again, and the initiative
     re-rolled (or the surprised inserted)."""
     if not enc.foe.surprise_round or enc.round <= 1:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.dice import Roller
-from rules.encounter import Encounter, on_turn_start
+from rules.encounter import Encounter
 from rules.geometry import Cell
 from rules.outcome import Outcome, RuleError
 
@@ -68,8 +68,7 @@ def fmt(feet: float) -> str:
     return f"{feet:g}"
 
 
-@on_turn_start("foe")
-def _clear_turn_state(enc: Encounter, roller: Roller, out: Outcome) -> None:
+def clear_turn_state(enc: Encounter, roller: Roller, out: Outcome) -> None:
     # A held dodge/block lasts until used or until the holder's next turn.
     actor = enc.active
     if actor is None:

@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Ready (seed 001; ``reference/rules.md`` "Ready", rules 1-6).
+"""Spycraft 2.0 Ready (``docs/rules.md`` "Ready", rules 1-6).
 
 A Ready is a full action on the character's turn: he names one half action and a trigger, and
 his turn ends. The runtime decides when a trigger has occurred and says so through
@@ -54,8 +54,6 @@ from rules.encounter import (
     BLOCKING_CONDITIONS,
     Encounter,
     next_turn,
-    on_round_start,
-    on_turn_start,
     set_ic,
 )
 from rules.outcome import Choice, Outcome, RuleError
@@ -361,8 +359,7 @@ def _expire(enc: Encounter, actor: str, out: Outcome, why: str) -> None:
     out.add("ready_expired", actor, f"{enc.name(actor)}'s Ready expires {why}.")
 
 
-@on_round_start("spycraft")
-def _carry_over(enc: Encounter, roller: Roller, out: Outcome) -> None:
+def carry_over(enc: Encounter, roller: Roller, out: Outcome) -> None:
     """A new round: Readies from the last round carry over with the IC unchanged; one that
     already carried over (its owner never reached his IC: removed from the order) expires."""
     for actor, ready in list(enc.spycraft.readies.items()):
@@ -385,8 +382,7 @@ def _carry_over(enc: Encounter, roller: Roller, out: Outcome) -> None:
             )
 
 
-@on_turn_start("spycraft")
-def _expire_at_ic(enc: Encounter, roller: Roller, out: Outcome) -> None:
+def expire_at_ic(enc: Encounter, roller: Roller, out: Outcome) -> None:
     """A carried-over Ready expires when the count reaches its owner's IC (rule 4); he then
     acts normally. Also drops a Ready whose owner's own turn has come (he acts instead)."""
     for actor, ready in list(enc.spycraft.readies.items()):

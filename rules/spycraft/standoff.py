@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Stand Off (seed 000; ``reference/rules.md`` "Stand Off" rules 1-11).
+"""Spycraft 2.0 Stand Off (``docs/rules.md`` "Stand Off", rules 1-11).
 
 Flow, as the runtime drives it:
 
@@ -54,7 +54,7 @@ from typing import Literal
 
 from rules import actions
 from rules.dice import Roller
-from rules.encounter import Encounter, on_round_start, set_ic
+from rules.encounter import Encounter, set_ic
 from rules.outcome import Choice, Outcome, RuleError
 from rules.spycraft.state import PendingTie, StandOff
 
@@ -421,7 +421,6 @@ def _check_end(enc: Encounter, so: StandOff, out: Outcome) -> bool:
 # -- rules 6-8: the round's Resolve checks, stress and cracking --------------------------------
 
 
-@on_round_start("spycraft")
 def round_start(enc: Encounter, roller: Roller, out: Outcome) -> None:
     """Rule 6: before anyone acts, every stand off in progress makes its opposed Resolve checks."""
     for so in enc.spycraft.standoffs:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 
 class ReadyAction(BaseModel):
-    """A declared Ready: one half action, held until its trigger occurs (seed 001)."""
+    """A declared Ready: one half action, held until its trigger occurs."""
 
     actor: str
     action: str
@@ -48,7 +48,7 @@ class PendingTie(BaseModel):
 
 
 class StandOff(BaseModel):
-    """A stand off (seed 000). ``sides`` holds two lists of participant ids.
+    """A stand off. ``sides`` holds two lists of participant ids.
 
     An ended stand off stays in ``SpycraftState.standoffs`` with ``active`` False, so the record
     of who surrendered to whom still answers permission requests for the rest of the combat.

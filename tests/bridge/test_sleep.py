@@ -8,6 +8,7 @@ import logging
 import aiohttp
 
 from adapters.bridge.config import WorldConfig
+from adapters.bridge.worldhost import WorldHost
 from sdk import ChatCommand, Context, Script, TokenMoved
 from sdk.world import Prompt
 from tests.bridge.conftest import TableClient, scene, start_server
@@ -114,3 +115,24 @@ async def test_a_script_waiting_in_memory_keeps_a_world_awake(server, worlds):
         assert not host.runtime.waiting and host.can_sleep(1.0)
     finally:
         await c.close()
+
+
+async def test_a_stop_while_a_world_falls_asleep_lets_its_save_finish(db, worlds, monkeypatch):
+    """The server stopping while the sweep waits for a world's save: the save is not cancelled
+    (the stop waits for it), and the stop itself ends cleanly."""
+    saving, saved = asyncio.Event(), []
+    stop = WorldHost.stop
+
+    async def slow_stop(self, **kw):
+        saving.set()
+        await asyncio.sleep(0.3)  # the stop below comes in the middle of this save
+        await stop(self, **kw)
+        saved.append(self.name)
+
+    monkeypatch.setattr(WorldHost, "stop", slow_stop)
+    server = await start_server(db, world=WorldConfig(sleep_after=0.2))
+    try:  # no client: the worlds loaded at the start fall asleep
+        await asyncio.wait_for(saving.wait(), 5)
+    finally:
+        await server.stop()
+    assert sorted(saved) == ["table1", "table2"]

@@ -1,4 +1,4 @@
-"""Kevin's example from seed 001, played through examples/corner_ambush.py."""
+"""Kevin's corner example (docs/rules.md "Ready"), played through examples/corner_ambush.py."""
 
 from pathlib import Path
 

@@ -15,6 +15,7 @@ from rules.options import Options
 from rules.outcome import RuleError
 from rules.spycraft.ready import declare
 from tests.rules.foe.helpers import east, fight, pony, world
+from tests.rules.refusals import refused
 
 
 def spycraft() -> Encounter:
@@ -24,15 +25,6 @@ def spycraft() -> Encounter:
     add_character(enc, Character(id="gary", name="Gary"))
     start_combat(enc, ["kevin", "gary"], ScriptedRoller(), ics={"kevin": 22, "gary": 10})
     return enc
-
-
-def refused(enc: Encounter, code: str, fn, *args, **kw) -> RuleError:
-    before = enc.model_dump_json()
-    with pytest.raises(RuleError) as err:
-        fn(enc, *args, **kw)
-    assert err.value.code == code, err.value
-    assert enc.model_dump_json() == before  # nothing changed
-    return err.value
 
 
 @pytest.mark.parametrize(

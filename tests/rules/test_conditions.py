@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from rules.conditions import conditions_of
 from rules.dice import ScriptedRoller
-from rules.encounter import delay, end_combat, next_turn
+from rules.encounter import end_combat, next_turn
 from rules.foe.charge import charge
 from rules.foe.sneaking import sneak, stop_sneaking
+from rules.spycraft.delay import delay
 from rules.spycraft.ready import declare, end_ready
 from rules.spycraft.standoff import attempt, resolve_crack
 from tests.rules.foe.helpers import east, fight, pony, world

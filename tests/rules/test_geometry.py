@@ -1,5 +1,5 @@
-"""Grid geometry (rules.md "Common" Distance): the four diagonal metrics, paths, straight lines,
-Foundry and Roll20 pixel positions to cells, and adjacency."""
+"""Grid geometry (rules.md "Common" Distance): the four diagonal metrics, paths, straight lines
+and adjacency (the VTTs' pixels are their adapters': tests/adapters/*/test_geometry.py)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.geometry import (
-    ROLL20_UNIT_PX,
     Cell,
     DiagonalMetric,
     Grid,
     cells_between,
-    foundry_cell,
-    foundry_xy,
     is_straight,
-    path_cells,
-    roll20_cell,
-    roll20_grid,
-    roll20_xy,
+    path_length_cells,
 )
 
 
@@ -67,7 +61,7 @@ def test_alternating_count_runs_across_path_legs() -> None:
 def test_other_metrics_sum_their_legs() -> None:
     grid = Grid(metric=DiagonalMetric.CHEBYSHEV)
     assert grid.path_length([c(0, 0), c(1, 1), c(2, 2)]) == 10
-    assert path_cells([c(0, 0), c(1, 1), c(2, 2)], DiagonalMetric.MANHATTAN) == 4
+    assert path_length_cells([c(0, 0), c(1, 1), c(2, 2)], DiagonalMetric.MANHATTAN) == 4
 
 
 @given(pts=st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20)), min_size=2, max_size=6))
@@ -81,10 +75,10 @@ def test_alternating_path_equals_counting_square_by_square(pts: list[tuple[int, 
             a = c(a.x + (b.x > a.x) - (b.x < a.x), a.y + (b.y > a.y) - (b.y < a.y))
             steps.append(a)
     # Walking diagonals first within each leg is what the leg formula assumes.
-    assert path_cells(path, DiagonalMetric.ALTERNATING) == path_cells(
+    assert path_length_cells(path, DiagonalMetric.ALTERNATING) == path_length_cells(
         steps, DiagonalMetric.ALTERNATING
     )
-    assert path_cells(path, DiagonalMetric.ALTERNATING) >= cells_between(
+    assert path_length_cells(path, DiagonalMetric.ALTERNATING) >= cells_between(
         path[0], path[-1], DiagonalMetric.ALTERNATING
     )
 
@@ -103,37 +97,6 @@ def test_alternating_path_equals_counting_square_by_square(pts: list[tuple[int, 
 )
 def test_straight_line(pts: list[tuple[int, int]], straight: bool) -> None:
     assert is_straight([c(x, y) for x, y in pts]) is straight
-
-
-def test_foundry_top_left_to_cell() -> None:
-    # 100 px cells: a 1x1 token at (200, 300) has its centre (250, 350) in cell (2, 3).
-    assert foundry_cell(200, 300, 100) == c(2, 3)
-    # A 2x2 token at the same corner is centred on (300, 400): cell (3, 4).
-    assert foundry_cell(200, 300, 100, width=2, height=2) == c(3, 4)
-    # Off-grid positions round by the centre.
-    assert foundry_cell(249, 0, 100) == c(2, 0) and foundry_cell(251, 0, 100) == c(3, 0)
-    assert foundry_cell(0, 0, 50) == c(0, 0)
-
-
-def test_foundry_cell_round_trip() -> None:
-    for w in (1, 2, 3):
-        x, y = foundry_xy(c(4, 7), 140, width=w, height=w)
-        assert foundry_cell(x, y, 140, width=w, height=w) == c(4, 7)
-
-
-def test_roll20_centre_to_cell_with_snapping_increment() -> None:
-    assert ROLL20_UNIT_PX == 70
-    assert roll20_cell(105, 35) == c(1, 0)
-    assert roll20_cell(105, 35, snapping_increment=0.5) == c(3, 1)  # 35 px cells
-    assert roll20_cell(105, 35, snapping_increment=2) == c(0, 0)  # 140 px cells
-    assert roll20_cell(105, 35, snapping_increment=0) == c(1, 0)  # 0 means unset
-    assert roll20_cell(*roll20_xy(c(5, 2), 0.5), snapping_increment=0.5) == c(5, 2)
-
-
-def test_roll20_grid_scale() -> None:
-    grid = roll20_grid(5, snapping_increment=0.5)
-    assert grid.distance == 2.5
-    assert roll20_grid(1.5, units="m").distance_between(c(0, 0), c(2, 0)) == 3.0
 
 
 @pytest.mark.parametrize("metric", list(DiagonalMetric))

@@ -16,7 +16,7 @@ from sdk.events import (
     TokenData,
     TokenMoved,
 )
-from sdk.runtime import parse_event
+from sdk.world.validate import parse_event
 
 C = Cell(x=1, y=2)
 SAMPLES = {

@@ -90,15 +90,18 @@ async def test_watcher_reloads_a_changed_file(tmp_path):
     p = tmp_path / "greeter.py"
     p.write_text(V1)
     rt = WorldRuntime("w", scripts=[str(p)], reload_interval=0.01)
-    told: list = []
-    rt.on_effects(told.extend)
+    reloaded = asyncio.Event()
+    rt.on_effects(
+        lambda effects: (
+            reloaded.set()
+            if any("Reloaded greeter.py" in getattr(e, "text", "") for e in effects)
+            else None
+        )
+    )
     await rt.start()
     try:
         write(p, V2)
-        for _ in range(200):
-            await asyncio.sleep(0.01)
-            if any("Reloaded greeter.py" in getattr(e, "text", "") for e in told):
-                break
+        await asyncio.wait_for(reloaded.wait(), 10)
         out = await rt.submit({"type": "chat_command", "name": "hello", "role": "gm"})
         assert "hello v2" in out[0].text
     finally:

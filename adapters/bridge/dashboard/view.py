@@ -31,7 +31,7 @@ from rules.encounter import Encounter
 from rules.foe.movement import budget
 from rules.spycraft.standoff import thresholds_exceeded
 from rules.spycraft.state import StandOff
-from sdk.builtins.spycraft import READY_WATCH
+from sdk.chat.spycraft import READY_WATCH
 from sdk.effects import AskPlayer, PostChat
 from sdk.regions import within
 from sdk.triggers import SPEC_ADAPTER, EnterSpec, WithinSpec

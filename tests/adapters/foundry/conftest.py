@@ -1,7 +1,7 @@
-"""Fixtures of the Foundry adapter tests: the payloads (copies of ``shared/fixtures/foundry``
-plus version variants), and a Foundry table in memory: the adapter in front of a world runtime
-(the built-in holds script included, as in every world), so payloads go in and Foundry
-commands come out, no network."""
+"""Fixtures of the Foundry adapter tests: the payloads (recorded Foundry payloads in
+``fixtures/``, plus version variants), and a Foundry table in memory: the adapter in front of
+a world runtime (the built-in holds script included, as in every world), so payloads go in and
+Foundry commands come out, no network."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ burrowing hellhound in a tunnel region sneaks under its +50 / 2 MFD field by its
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import socketio
 
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
 from adapters.foundry import FoundryAdapter
+from tests.adapters.commands import commands_up_to
 
 from .conftest import fixture
 
@@ -30,8 +30,9 @@ KEVIN, GARY, THUG = "tKevin0000000001", "tGary00000000002", "Zq9XbC2dE4fG6hJ8"
 class Module:
     """What the companion module does on the wire: emits hook payloads, acks commands."""
 
-    def __init__(self) -> None:
+    def __init__(self, bridge: Bridge) -> None:
         self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
+        self.bridge = bridge
         self.commands: list[dict[str, Any]] = []
         self.n = 0
 
@@ -46,14 +47,8 @@ class Module:
         self.n += 1
         ack = await self.sio.call(event, {"id": f"e{self.n}", **payload}, namespace=NS, timeout=10)
         assert ack["ok"], ack
-        await self.settle()
+        await commands_up_to(self.commands, ack["seq"], self.bridge.worlds["wasteland"].seq)
         return self.commands[before:]
-
-    async def settle(self, quiet: float = 0.2) -> None:
-        n = -1
-        while n != len(self.commands):
-            n = len(self.commands)
-            await asyncio.sleep(quiet)
 
     async def chat(self, text: str, token: str, user: str = PLAYER) -> list[dict[str, Any]]:
         msg = {"_id": f"m{self.n}", "author": user, "content": text, "speaker": {"token": token}}
@@ -101,7 +96,7 @@ async def module(tmp_path: Path) -> AsyncIterator[Module]:
     key, _ = create_world(db, "wasteland", {"system": "foe"})
     bridge = Bridge(BridgeConfig(database=db, reload_scripts=False), adapters=[FoundryAdapter()])
     port = await bridge.listen("127.0.0.1", 0)
-    m = Module()
+    m = Module(bridge)
     await m.sio.connect(
         f"http://127.0.0.1:{port}",
         namespaces=[NS],

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.foundry import FLAG
-from sdk.builtins.holds import SCRIPT_NAME, attempt_watches
+from sdk.holds import SCRIPT_NAME, attempt_watches
 
 from .conftest import chat_text, ops
 

@@ -12,7 +12,7 @@ from adapters.foundry import FoundryAdapter
 from adapters.foundry.models import FChatMessage, FGrid, parse_roll
 from rules.geometry import Cell, Grid
 from sdk import events as ev
-from sdk.builtins import holds
+from sdk import holds
 from sdk.world import Actor, Scene, Token, World
 
 from .conftest import fixture
@@ -499,12 +499,6 @@ def test_held_move_refused_without_the_holds_script(adapter):
     with pytest.raises(TranslationError) as e:
         translate(adapter, "preUpdateToken", fixture("preUpdateToken"), warehouse())
     assert e.value.code == "not_holding"
-
-
-def test_our_own_actor_update_is_not_a_sheet_edit(adapter):
-    payload = fixture("updateActor")
-    payload["options"] = {"vttbridge": {"bridge": True, "seq": 12}}
-    assert translate(adapter, "updateActor", payload, warehouse()) == []
 
 
 def test_the_modules_path_length_fixture_is_what_the_rules_measure():

@@ -6,7 +6,7 @@ from adapters.foundry import FLAG, OUTBOUND
 from rules.encounter import Combatant
 from rules.geometry import Cell, Grid
 from sdk import effects as fx
-from sdk.builtins.holds import MoveWatch, ReleaseMove, WatchMoves
+from sdk.effects import MoveWatch, ReleaseMove, WatchMoves
 from sdk.events import Player
 from sdk.world import Actor, Scene, World
 
@@ -187,22 +187,6 @@ def test_watch_and_release(adapter):
     )
     assert rel.op == "Token.update" and (rel.data["x"], rel.data["y"]) == (1200, 600)
     assert rel.options[FLAG] == {"bridge": True, "hold": "evt-1043", "moved": True}
-
-
-def test_effects_from_another_module_copy_are_recognised(adapter):
-    """Hold effects are recognised by their ``type``, not their class (a copy of the classes,
-    e.g. a script's own, works too)."""
-    from sdk.effects import BaseEffect
-
-    class Foreign(BaseEffect):
-        type: str = "release_move"
-        hold: str
-        token: str
-        cell: Cell
-        moved: bool = True
-
-    (rel,) = out(adapter, Foreign(hold="h", token="tKevin0000000001", cell=Cell(x=1, y=1)))
-    assert rel.options[FLAG]["hold"] == "h"
 
 
 def test_gm_player_role(adapter):

@@ -1,5 +1,5 @@
-"""Fixtures of the Roll20 adapter tests: the payloads (copies of ``shared/fixtures/roll20``, so the
-tests run from any clone) and a world that knows them."""
+"""Fixtures of the Roll20 adapter tests: the payloads (recorded Roll20 payloads in
+``fixtures/``) and a world that knows them."""
 
 from __future__ import annotations
 

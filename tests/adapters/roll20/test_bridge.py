@@ -6,7 +6,6 @@ as Roll20 commands.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from adapters.base import AdapterRegistry, check_adapter
 from adapters.bridge.schema import schemas
 from adapters.bridge.server import Bridge, BridgeConfig, create_world
 from adapters.roll20 import Roll20Adapter
+from tests.adapters.commands import commands_up_to
 
 from .conftest import fixture
 
@@ -29,9 +29,11 @@ CLIENT = {"name": "vttbridge-roll20-relay", "version": "0.1.0", "vtt": "roll20"}
 class Relay:
     """What the relay does on the wire: emits events, receives and acks commands."""
 
-    def __init__(self) -> None:
+    def __init__(self, bridge: Bridge, world: str) -> None:
         self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
         self.commands: list[dict[str, Any]] = []
+        self.bridge, self.world = bridge, world
+        self.acked = 0
 
         @self.sio.on("command", namespace=NS)
         async def on_command(msg: dict[str, Any]) -> dict[str, Any]:
@@ -39,13 +41,14 @@ class Relay:
             return {"ok": True}
 
     async def send(self, event: str, payload: Any) -> dict[str, Any]:
-        return await self.sio.call(event, payload, namespace=NS, timeout=10)
+        ack = await self.sio.call(event, payload, namespace=NS, timeout=10)
+        if ack.get("ok"):
+            self.acked = ack["seq"]
+        return ack
 
-    async def settle(self, quiet: float = 0.2) -> None:
-        n = -1
-        while n != len(self.commands):
-            n = len(self.commands)
-            await asyncio.sleep(quiet)
+    async def settle(self) -> None:
+        """Wait for the commands the last acked event caused."""
+        await commands_up_to(self.commands, self.acked, self.bridge.worlds[self.world].seq)
 
 
 @pytest.fixture
@@ -60,8 +63,8 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[str, str, Bridge]]:
 
 @pytest.fixture
 async def relay(served: tuple[str, str, Bridge]) -> AsyncIterator[Relay]:
-    url, key, _ = served
-    r = Relay()
+    url, key, bridge = served
+    r = Relay(bridge, "cave")
     await r.sio.connect(
         url,
         namespaces=[NS],
@@ -215,7 +218,7 @@ async def test_a_sheet_change_reaches_every_token_of_its_character(
     """Two tokens represent one character, neither with a linked bar: a change of its
     ``vttb_move`` reaches both (a token's mapped bars stay its own)."""
     url, key, bridge = served
-    r = Relay()
+    r = Relay(bridge, "cave")
     auth = {"world": "cave", "key": key, "client": CLIENT}
     await r.sio.connect(url, namespaces=[NS], auth=auth, transports=["websocket"], wait_timeout=5)
     try:
@@ -295,7 +298,7 @@ async def foe_relay(tmp_path: Path) -> AsyncIterator[Relay]:
     key, _ = create_world(db, "wasteland", {"system": "foe"})
     bridge = Bridge(BridgeConfig(database=db, reload_scripts=False), adapters=[Roll20Adapter()])
     port = await bridge.listen("127.0.0.1", 0)
-    r = Relay()
+    r = Relay(bridge, "wasteland")
     await r.sio.connect(
         f"http://127.0.0.1:{port}",
         namespaces=[NS],

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
 from adapters.base import Command, TranslationError
 from adapters.roll20 import OUTBOUND, Roll20Adapter
@@ -699,36 +698,12 @@ def test_combat_end_removes_only_the_bridges_rows(adapter: Roll20Adapter, world:
     assert [r.id for r in merge_turnorder(live, patch)] == ["-1", "-OTokElsewhere"]
 
 
-class _Watch(BaseModel):
-    cells: list[tuple[int, int]] | None = None
-    token: str | None = None
-    exclude: str | None = None
-
-
-class WatchMoves(fx.BaseEffect):
-    """A copy of the built-in holds script's effect (:mod:`sdk.builtins.holds`): the adapter
-    goes by ``type``, not class."""
-
-    type: str = "watch_moves"
-    scene: str | None = None
-    watches: list[_Watch] = []
-    max_hold_ms: int = 90_000
-
-
-class ReleaseMove(fx.BaseEffect):
-    type: str = "release_move"
-    hold: str
-    token: str
-    cell: Cell
-    moved: bool = True
-
-
 def test_watch_set_becomes_the_mods_watch_command(adapter: Roll20Adapter, world: World) -> None:
-    eff = WatchMoves(
+    eff = fx.WatchMoves(
         scene="-OPage01",
         watches=[
-            _Watch(cells=[(3, 4), (3, 5)], exclude="-OTokPC01"),
-            _Watch(cells=None, token="-OTokGob1"),
+            fx.MoveWatch(cells=[(3, 4), (3, 5)], exclude="-OTokPC01"),
+            fx.MoveWatch(cells=None, token="-OTokGob1"),
         ],
     )
     cmd = _one(adapter, eff, world)
@@ -741,13 +716,13 @@ def test_watch_set_becomes_the_mods_watch_command(adapter: Roll20Adapter, world:
         ],
         "max_hold_ms": 90_000,
     }
-    assert _one(adapter, WatchMoves(), world).data["watches"] == []  # stop holding
+    assert _one(adapter, fx.WatchMoves(), world).data["watches"] == []  # stop holding
 
 
 def test_release_is_a_set_to_where_the_rules_left_the_token(
     adapter: Roll20Adapter, world: World
 ) -> None:
-    eff = ReleaseMove(hold="evt-2001", token="-OTokGob1", cell=Cell(x=9, y=5))
+    eff = fx.ReleaseMove(hold="evt-2001", token="-OTokGob1", cell=Cell(x=9, y=5))
     cmd = _one(adapter, eff, world)
     assert (cmd.op, cmd.data["id"], cmd.data["attrs"]) == (
         "set",
@@ -758,7 +733,7 @@ def test_release_is_a_set_to_where_the_rules_left_the_token(
 
 
 def test_the_real_holds_script_effects_translate(adapter: Roll20Adapter, world: World) -> None:
-    from sdk.builtins import holds
+    from sdk import holds
 
     watch = holds.WatchMoves(scene="-OPage01", watches=[holds.MoveWatch(cells=[(1, 2)])])
     assert _one(adapter, watch, world).data["watches"][0]["cells"] == [(1, 2)]

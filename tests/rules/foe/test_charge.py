@@ -1,4 +1,4 @@
-"""CHAAARGE! (seed 003): both actions, a straight run of 15 ft to 3x speed, an attack only when
+"""CHAAARGE! (FoE): both actions, a straight run of 15 ft to 3x speed, an attack only when
 it ends within 5 ft of an enemy, horn damage, the optional fear check."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from rules.foe.charge import (
 from rules.foe.movement import move, movement_allowed
 from rules.outcome import RuleError
 from tests.rules.foe.helpers import c, east, fight, pony, world
+from tests.rules.refusals import refused
 
 
 def arena(*, enemy_at: int = 5, horns: int = 0, **opts):
@@ -29,15 +30,6 @@ def arena(*, enemy_at: int = 5, horns: int = 0, **opts):
         **opts,
     )
     return fight(enc, ["bull", "raider", "lookout"])
-
-
-def refused(enc, code, fn, *args, **kw) -> RuleError:
-    before = enc.model_dump()
-    with pytest.raises(RuleError) as err:
-        fn(enc, *args, **kw)
-    assert err.value.code == code
-    assert enc.model_dump() == before
-    return err.value
 
 
 def test_a_20_ft_charge_takes_both_actions_and_may_attack():

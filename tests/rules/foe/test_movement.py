@@ -1,4 +1,4 @@
-"""Movement in a FoE round (seed 003, "Movement"): per-action speed, running, other actions
+"""Movement in a FoE round ("Movement"): per-action speed, running, other actions
 halving the round, dodging outside the budget, paths measured through their waypoints."""
 
 from __future__ import annotations
@@ -13,20 +13,12 @@ from rules.foe.movement import dodge, move, movement_allowed
 from rules.geometry import Cell, DiagonalMetric
 from rules.outcome import RuleError
 from tests.rules.foe.helpers import c, east, fight, pony, world
+from tests.rules.refusals import refused
 
 
 def runner(move_ft: float = 30, **opts):
     enc = world(pony("pip", move=move_ft), pony("ox"), at={"pip": (0, 0), "ox": (0, 9)}, **opts)
     return fight(enc, ["pip", "ox"])
-
-
-def refused(enc, code, fn, *args, **kw) -> RuleError:
-    before = enc.model_dump()
-    with pytest.raises(RuleError) as err:
-        fn(enc, *args, **kw)
-    assert err.value.code == code
-    assert enc.model_dump() == before, "a refused request must change nothing"
-    return err.value
 
 
 def test_one_move_action_covers_the_listed_speed():

@@ -1,4 +1,4 @@
-"""Sneaking (seed 003): sneak speed, the opposed roll, hiding once per combat action, holding a
+"""Sneaking (FoE): sneak speed, the opposed roll, hiding once per combat action, holding a
 dodge or block, stealth fields, burrowing, the weight penalty."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from rules.foe.state import StealthField
 from rules.options import Options
 from rules.outcome import RuleError
 from tests.rules.foe.helpers import c, east, fight, pony, world
+from tests.rules.refusals import refused
 
 CLOAK = StealthField(name="a zebra cloak", sneak_bonus=40, mfd=2)
 
@@ -40,15 +41,6 @@ def den(move_ft: float = 30, *, sneak_skill: int = 60, weight: float = 0, **opts
         **opts,
     )
     return fight(enc, ["shade", "watch", "dog"])
-
-
-def refused(enc, code, fn, *args, **kw) -> RuleError:
-    before = enc.model_dump()
-    with pytest.raises(RuleError) as err:
-        fn(enc, *args, **kw)
-    assert err.value.code == code
-    assert enc.model_dump() == before
-    return err.value
 
 
 # -- weight ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Surprise! (seed 003): the surprise round, Quick Witted, the sneak attack critical, and
+"""Surprise! (Fallout: Equestria): the surprise round, Quick Witted, the sneak attack critical, and
 initiative after it (re-roll, or ⚙ insert the surprised)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from rules.foe.surprise import (
     sneak_attack_damage,
     start_surprise_round,
 )
-from rules.outcome import RuleError
 from tests.rules.foe.helpers import c, pony, world
+from tests.rules.refusals import refused
 
 RAIDERS = ["gutter", "knives"]
 MERCHANTS = ["trader", "mule", "guard"]
@@ -37,15 +37,6 @@ def caravan(**opts):
 def ambush(enc, faces=(60, 50, 70), **kw):
     """Raiders ambush the caravan; initiative dice for gutter, knives, trader."""
     return start_surprise_round(enc, RAIDERS, MERCHANTS, ScriptedRoller(faces), **kw)
-
-
-def refused(enc, code, fn, *args, **kw) -> RuleError:
-    before = enc.model_dump()
-    with pytest.raises(RuleError) as err:
-        fn(enc, *args, **kw)
-    assert err.value.code == code
-    assert enc.model_dump() == before
-    return err.value
 
 
 def test_the_ambush_with_a_quick_witted_merchant():

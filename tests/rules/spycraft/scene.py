@@ -6,15 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from rules.characters import Character
 from rules.dice import ScriptedRoller
 from rules.encounter import Encounter, add_character, next_turn, start_combat
 from rules.options import Options
 from rules.outcome import Outcome, RuleError
+from tests.rules.refusals import refused
 
-# The seed's cast (seed 001): Kevin readies at IC 22; his ally rounds the corner at IC 14; a
+# The cast of the Ready example: Kevin readies at IC 22; his ally rounds the corner at IC 14; a
 # second person comes at IC 10. Dana (IC 25) acts before Kevin, so the following round has a
 # count above 22 at which a carried-over Ready can fire.
 KEVIN_SCENE: dict[str, dict[str, Any]] = {
@@ -57,11 +56,8 @@ def turns(out: Outcome) -> list[tuple[str | None, int]]:
 
 
 def rejects(enc: Encounter, code: str, call: Callable[[], object]) -> RuleError:
-    """``call`` raises RuleError ``code`` and the encounter is left exactly as it was."""
-    before = enc.model_dump()
-    with pytest.raises(RuleError) as info:
-        call()
-    assert info.value.code == code, info.value.message
-    assert info.value.message  # a sentence for chat
-    assert enc.model_dump() == before
-    return info.value
+    """``call`` raises RuleError ``code`` with a sentence for chat, and the encounter is left
+    exactly as it was."""
+    err = refused(enc, code, lambda _enc: call())
+    assert err.message
+    return err

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.dice import ScriptedRoller
-from rules.encounter import Encounter, delay, next_turn, take_action
+from rules.encounter import Encounter, next_turn, take_action
 from rules.outcome import RuleError
+from rules.spycraft.delay import delay
 from rules.spycraft.ready import declare
 
 from .scene import make, rejects, turns

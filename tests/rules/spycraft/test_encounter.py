@@ -3,12 +3,13 @@ ties, the count running down, rounds, the action budget and the hooks system rul
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
 import pytest
 
-from rules import encounter
+from rules import systems
 from rules.characters import Character
 from rules.dice import ScriptedRoller
 from rules.encounter import (
@@ -286,8 +287,7 @@ def test_round_hook_runs_before_the_first_turn_and_turn_hook_after_it_starts(
     def turn_hook(enc: Encounter, roller: object, out: Outcome) -> None:
         seen.append(("turn", enc.active))
 
-    monkeypatch.setitem(encounter._round_hooks, "spycraft", [round_hook])
-    monkeypatch.setitem(encounter._turn_hooks, "spycraft", [turn_hook])
+    hooks(monkeypatch, "spycraft", round_start=(round_hook,), turn_start=(turn_hook,))
     make(THREE, THREE_ICS)
     assert seen == [("round", None), ("turn", "kevin")]
 
@@ -297,7 +297,7 @@ def test_turn_hook_can_use_up_a_turn(monkeypatch: pytest.MonkeyPatch) -> None:
         if enc.active == "bob":
             enc.combatants["bob"].acted, enc.active = True, None
 
-    monkeypatch.setitem(encounter._turn_hooks, "spycraft", [skip_bob])
+    hooks(monkeypatch, "spycraft", turn_start=(skip_bob,))
     enc, roller = make(THREE, THREE_ICS)
     out = next_turn(enc, roller)
     assert turns(out) == [("bob", 15), ("cid", 8)] and enc.active == "cid"
@@ -305,9 +305,7 @@ def test_turn_hook_can_use_up_a_turn(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_foe_worlds_do_not_run_spycraft_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
     called: list[str] = []
-    monkeypatch.setitem(
-        encounter._round_hooks, "spycraft", [lambda enc, r, out: called.append("x")]
-    )
+    hooks(monkeypatch, "spycraft", round_start=(lambda enc, r, out: called.append("x"),))
     enc = Encounter(options=Options(system="foe"))
     add_character(enc, Character(id="pip"))
     start_combat(enc, ["pip"], ScriptedRoller(), ics={"pip": 50})
@@ -315,12 +313,25 @@ def test_foe_worlds_do_not_run_spycraft_hooks(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.parametrize("first", ["rules.encounter", "rules.spycraft", "rules.spycraft.ready"])
-def test_importing_either_package_first_registers_the_spycraft_hooks(first: str) -> None:
-    # A fresh interpreter: rules.encounter and the Spycraft rule modules import each other.
+def test_the_systems_come_from_their_entry_points_whatever_is_imported_first(first: str) -> None:
+    # A fresh interpreter: importing a rule module registers nothing; the registry reads the
+    # vttbridge.systems entry point group when a system is first looked up.
     code = (
         f"import {first}\n"
-        "from rules import encounter\n"
-        "names = [f.__name__ for f in encounter._round_hooks['spycraft']]\n"
-        "assert '_carry_over' in names, names\n"
+        "from rules import systems\n"
+        "assert not systems._registry, systems._registry\n"
+        "names = [f.__name__ for f in systems.get('spycraft').round_start]\n"
+        "assert names == ['carry_over', 'round_start'], names\n"
+        "assert systems.names() == ['foe', 'spycraft'], systems.names()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_an_unknown_system_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="no game system 'pf2e'; known: foe, spycraft"):
+        Options(system="pf2e")
+
+
+def hooks(monkeypatch: pytest.MonkeyPatch, name: str, **replaced: object) -> None:
+    """Run the test with ``name``'s round/turn hooks replaced."""
+    monkeypatch.setitem(systems._registry, name, dataclasses.replace(systems.get(name), **replaced))

@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Ready (seed 001; rules.md "Ready" 1-6), with the seed's examples as tests."""
+"""Spycraft 2.0 Ready (docs/rules.md "Ready" 1-6), with the text's examples as tests."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def into_round_2(enc: Encounter, roller: ScriptedRoller) -> None:
     assert (enc.round, enc.active, enc.count) == (2, "dana", 25)
 
 
-# -- the seed's examples ------------------------------------------------------------------------
+# -- the text's examples ------------------------------------------------------------------------
 
 
 def test_kevin_readies_a_pistol_attack_at_ic_22() -> None:
@@ -311,7 +311,7 @@ def test_a_ready_never_outlives_the_following_round() -> None:
     enc, roller = kevin_readied()
     into_round_2(enc, roller)
     out = Outcome()
-    ready._carry_over(enc, roller, out)  # as if round 3 began
+    ready.carry_over(enc, roller, out)  # as if round 3 began
     assert out.kinds() == ["ready_expired"] and active_ready(enc, "kevin") is None
 
 
@@ -490,10 +490,10 @@ def test_pending_ready_survives_a_snapshot_round_trip() -> None:
 
 
 def test_hooks_are_registered_for_spycraft() -> None:
-    from rules import encounter
+    from rules import systems
 
-    assert ready._carry_over in encounter._round_hooks["spycraft"]
-    assert ready._expire_at_ic in encounter._turn_hooks["spycraft"]
+    assert ready.carry_over in systems.get("spycraft").round_start
+    assert ready.expire_at_ic in systems.get("spycraft").turn_start
 
 
 # -- properties ---------------------------------------------------------------------------------

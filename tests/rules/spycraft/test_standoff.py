@@ -1,4 +1,4 @@
-"""Spycraft 2.0 Stand Off (seed 000; rules.md "Stand Off" 1-11), with scripted dice.
+"""Spycraft 2.0 Stand Off (docs/rules.md "Stand Off" 1-11), with scripted dice.
 
 The cast, on a 5 ft grid along one row: Alice (special, x=0), Bob (special, x=2: 10 ft),
 Carl (standard, x=4: 20 ft), Dana (special, x=10: 50 ft from Alice, 40 ft from Bob).
@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import rules.encounter as core
 from rules.characters import Character
 from rules.dice import Roller, ScriptedRoller
 from rules.encounter import Encounter, add_character, next_turn, start_combat, take_action
@@ -380,7 +379,9 @@ def test_damage_to_a_surrendered_participant_ends_it_too() -> None:
 
 
 def test_round_hook_is_registered_for_spycraft() -> None:
-    assert standoff.round_start in core._round_hooks["spycraft"]
+    from rules import systems
+
+    assert standoff.round_start in systems.get("spycraft").round_start
 
 
 def test_checks_at_round_start_before_any_other_action() -> None:

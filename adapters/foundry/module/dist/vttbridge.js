@@ -4015,7 +4015,7 @@ var Bridge = class {
     return null;
   }
   // -- held moves -----------------------------------------------------------------------------
-  /** Hold a watched move until the bridge answers (see sdk/builtins/holds.py). */
+  /** Hold a watched move until the bridge answers (see sdk/holds.py). */
   async hold(h) {
     h.closed = false;
     this.holds.set(h.id, h);

@@ -27,8 +27,8 @@
 // by the FoE jump rule); the legs of a held move resumed later go under the hold's id, which
 // the bridge has seen.
 //
-// Protocol: docs/protocol.md; hold protocol: sdk/builtins/holds.py (a built-in script of every
-// world); budgets: sdk/builtins/budget.py.
+// Protocol: docs/protocol.md; hold protocol: sdk/holds.py (a built-in script of every
+// world); budgets: sdk/budget.py.
 
 import { io } from "socket.io-client";
 import { cellOf, gridSize, stepCells, watchedEntry, watchedMove, xyOf } from "./geometry.js";
@@ -553,7 +553,7 @@ export class Bridge {
   }
 
   // -- held moves -----------------------------------------------------------------------------
-  /** Hold a watched move until the bridge answers (see sdk/builtins/holds.py). */
+  /** Hold a watched move until the bridge answers (see sdk/holds.py). */
   async hold(h) {
     h.closed = false;
     this.holds.set(h.id, h);

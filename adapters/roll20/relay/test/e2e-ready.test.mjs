@@ -1,7 +1,7 @@
 // End to end, Spycraft 2.0: a Ready that intercedes on a move's *attempt*. Roll20 has no "before
 // move" event, so the Mod puts the thug back where he started, the bridge resolves Kevin's Ready
 // (his player answers "fire"), then completes the move with a `set`. The holds script that rules
-// on it is a built-in of every world (sdk/builtins/holds.py): no `--script` needed.
+// on it is a built-in of every world (sdk/holds.py): no `--script` needed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -44,8 +44,8 @@ from rules.foe.state import StealthField
 from rules.geometry import Cell
 from rules.numbers import MAX_CELL
 from rules.outcome import Outcome, RuleError
-from sdk.builtins.core import actor_as
-from sdk.commands import parse_distance, parse_float, parse_int, split_flags
+from sdk.chat.core import actor_as
+from sdk.chat.parsing import parse_distance, parse_float, parse_int, split_flags
 from sdk.context import Context
 from sdk.errors import UsageError
 from sdk.events import ChatCommand, TokenMoved

@@ -36,11 +36,10 @@ Scripts that listen to every event (``BaseEvent``) also see this script's intern
 Limits: a prompt that a later, derived event opens (a script's ``on_enter`` that signals a
 condition) is not waited for; the move is released at the first check without one.
 
-This is a built-in: every world loads it (see :data:`sdk.builtins.BUILTIN_SCRIPTS`), so nothing
-needs ``--script``. It emits no effect until a Ready is declared on the attempt. Its effects are
-not in :data:`sdk.effects.Effect`: like a scripter's own effects they are recognised by their
-``type`` (``watch_moves``, ``release_move``), and an adapter whose VTT cannot hold moves drops
-them (logged).
+This is a built-in: every world loads it (see :func:`sdk.runtime.scripts.builtin_scripts`), so
+nothing needs ``--script``. It emits no effect until a Ready is declared on the attempt. Its
+effects, :class:`sdk.effects.WatchMoves` and :class:`sdk.effects.ReleaseMove`, are members of
+:data:`sdk.effects.Effect`; an adapter whose VTT cannot hold moves drops them (logged).
 """
 
 from __future__ import annotations
@@ -48,11 +47,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
 from rules.geometry import Cell
 from sdk.context import Context
-from sdk.effects import BaseEffect
+from sdk.effects import MoveWatch, ReleaseMove, WatchMoves
 from sdk.events import (
     ActionDeclared,
     BaseEvent,
@@ -71,8 +68,7 @@ log = logging.getLogger(__name__)
 
 SCRIPT_NAME = "holds"
 MOVE_ACTION = "move"
-BUDGET_MS = 1500
-"""How long the client waits for the bridge to acknowledge a held move."""
+
 HOLD_MARGIN_S = 30.0
 """Added to the world's prompt timeout for the longest a move may stay held."""
 DONE_KEPT = 64
@@ -81,40 +77,6 @@ script = Script(
     SCRIPT_NAME,
     description="Holds moves that a Ready watches on the attempt, until it resolves.",
 )
-
-
-# -- effects (for adapters whose VTT can hold a move; the others drop them) -----------------------
-
-
-class MoveWatch(BaseModel):
-    """One watched trigger: moves of ``token`` (any token when None, never ``exclude``) that
-    enter one of ``cells`` (any move when ``cells`` is None)."""
-
-    cells: list[tuple[int, int]] | None = None
-    token: str | None = None
-    exclude: str | None = None
-
-
-class WatchMoves(BaseEffect):
-    """The moves the bridge wants to see before they happen, for ``scene`` (all scenes when
-    None). An empty ``watches`` list ends all holding."""
-
-    type: Literal["watch_moves"] = "watch_moves"
-    scene: str | None = None
-    watches: list[MoveWatch] = Field(default_factory=list)
-    budget_ms: int = BUDGET_MS
-    max_hold_ms: int = 90_000
-
-
-class ReleaseMove(BaseEffect):
-    """End the hold ``hold`` (the held event's id): put ``token`` at ``cell``. ``moved`` is
-    False when the rules kept it where it started."""
-
-    type: Literal["release_move"] = "release_move"
-    hold: str
-    token: str
-    cell: Cell
-    moved: bool = True
 
 
 class HoldCheck(BaseEvent):

@@ -5,7 +5,7 @@ import pytest
 from sdk import ChatCommand, Context, Script, rect
 from sdk.events import ActionDeclared, DamageDealt
 from sdk.testing import WorldHarness
-from tests.sdk.builtins.scenes import kevins_corner
+from tests.sdk.chat.scenes import kevins_corner
 
 triggers = Script("test_triggers")
 triggers.region("door", rect(5, 0, 5, 2))

@@ -18,7 +18,7 @@ spend happens after the listeners of its ``ChatCommand`` ran, so for commands an
 check runs in an internal :class:`BudgetCheck` event dispatched after them (scripts that listen
 to every event see it, ``type="budget_check"``).
 
-This is a built-in: every world loads it (:data:`sdk.builtins.BUILTIN_SCRIPTS`).
+This is a built-in: every world loads it (:func:`sdk.runtime.scripts.builtin_scripts`).
 """
 
 from __future__ import annotations

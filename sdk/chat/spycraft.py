@@ -39,8 +39,8 @@ from rules import actions
 from rules.outcome import RuleError
 from rules.spycraft import ready as rready
 from rules.spycraft import standoff as rstandoff
-from sdk.builtins.core import actor_as
-from sdk.commands import parse_distance, split_flags
+from sdk.chat.core import actor_as
+from sdk.chat.parsing import parse_distance, split_flags
 from sdk.context import Context
 from sdk.errors import UsageError
 from sdk.events import (

@@ -5,7 +5,7 @@ Commands: ``!init``, ``!next``, ``!delay``, ``!end``, ``!stats``, ``!set``, ``!a
 tracker in step: a combat started, advanced or edited in the VTT is applied to the rules, while
 the runtime's own changes (echoed back by the VTT) are recognised and ignored.
 
-Decisions where the issue was silent:
+Decisions where the source texts are silent:
 
 - ``!init`` with no names starts a combat with every visible token of the active scene; with
   names, those tokens. During a combat, ``!init <names>`` adds them (they roll initiative).
@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from rules import actions
 from rules import encounter as rules_enc
 from rules.outcome import Outcome
-from sdk.commands import key_values, parse_int, parse_value
+from rules.spycraft import delay as rdelay
+from sdk.chat.parsing import key_values, parse_int, parse_value
 from sdk.context import Context
 from sdk.errors import UsageError
 from sdk.events import (
@@ -36,7 +37,7 @@ from sdk.events import (
     SceneSnapshot,
     TurnStarted,
 )
-from sdk.script import ROLE_RANK, Command, Script
+from sdk.script import ROLE_RANK, CommandHandler, Script
 
 script = Script("core", description="Combat flow, stats, options, prompts and help.")
 
@@ -130,7 +131,7 @@ def delay(cmd: ChatCommand, ctx: Context) -> None:
     if len(args) != 1:
         raise UsageError()
     actor = actor_of(cmd, ctx)
-    ctx.rule(rules_enc.delay, actor, parse_int(args[0], "Steps", 1, 1000))
+    ctx.rule(rdelay.delay, actor, parse_int(args[0], "Steps", 1, 1000))
 
 
 @script.command(
@@ -167,7 +168,7 @@ DO_DEFAULT_COST = "half"
     "otherwise (full: FoE both actions); completing an action attempted this turn is free.",
 )
 def do(cmd: ChatCommand, ctx: Context) -> None:
-    from sdk.commands import split_flags
+    from sdk.chat.parsing import split_flags
 
     pos, flags = split_flags(cmd.argv, {"target": True, "done": False, "cost": True})
     if not pos:
@@ -410,7 +411,7 @@ def help_(cmd: ChatCommand, ctx: Context) -> None:
     ctx.reply("Commands:\n" + "\n".join(lines))
 
 
-def _help_line(c: Command, system: str) -> str:
+def _help_line(c: CommandHandler, system: str) -> str:
     """``usage — help [cost]``: the cost in the world's system, from the rules' economy."""
     line = f"{c.usage} — {c.help}".rstrip()
     if c.cost is not None and actions.known(system, c.cost):

@@ -4,12 +4,14 @@ become, see tests/adapters/foundry/test_holds.py)."""
 
 from __future__ import annotations
 
-from sdk import Script, rect
-from sdk.builtins import BUILTIN_SCRIPTS, holds
-from sdk.builtins.holds import SCRIPT_NAME, ReleaseMove, WatchMoves
+import json
+
+from sdk import Script, holds, rect
 from sdk.events import ActionDeclared, TokenMoved
+from sdk.holds import SCRIPT_NAME, ReleaseMove, WatchMoves
+from sdk.runtime.scripts import builtin_scripts
 from sdk.testing import WorldHarness, cell
-from tests.sdk.builtins.scenes import kevins_corner
+from tests.sdk.chat.scenes import kevins_corner
 
 places = Script("test_places")
 places.region("door", rect(5, 0, 5, 2))
@@ -28,7 +30,7 @@ async def held(w: WorldHarness, hid: str, token: str, to: tuple[int, int]) -> li
 
 
 def test_every_world_loads_it():
-    assert holds.script in BUILTIN_SCRIPTS and SCRIPT_NAME == "holds"
+    assert holds.script in builtin_scripts() and SCRIPT_NAME == "holds"
     assert (WatchMoves().type, ReleaseMove.model_fields["type"].default) == (
         "watch_moves",
         "release_move",
@@ -108,3 +110,15 @@ async def test_a_held_move_the_rules_refuse_is_released_where_it_started():
         out = await held(w, "h2", "mint", (5, 0))  # within budget: released at its end
         (release,) = w.of(ReleaseMove, out)
         assert (release.hold, release.cell, release.moved) == ("h2", cell((5, 0)), True)
+
+
+def test_hold_effects_are_effects_with_schemas():
+    """The held-moves effects are members of the Effect union: validated by their ``type``
+    and in the published effect schema, like every other effect."""
+    from sdk.effects import EFFECT_ADAPTER
+
+    assert isinstance(EFFECT_ADAPTER.validate_python({"type": "watch_moves"}), WatchMoves)
+    release = {"type": "release_move", "hold": "e1", "token": "t", "cell": {"x": 1, "y": 2}}
+    assert isinstance(EFFECT_ADAPTER.validate_python(release), ReleaseMove)
+    schema = json.dumps(EFFECT_ADAPTER.json_schema())
+    assert '"watch_moves"' in schema and '"release_move"' in schema

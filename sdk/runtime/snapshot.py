@@ -1,0 +1,138 @@
+"""Snapshot and restore: a world's whole state as JSON (with the roller's RNG state), and the
+readable state view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from rules.dice import Roller, ScriptedRoller
+from sdk.world.model import World
+
+if TYPE_CHECKING:
+    from sdk.runtime import WorldRuntime
+
+SNAPSHOT_FORMAT = 1
+
+
+class _SnapshotDoc(BaseModel):
+    """``WorldRuntime.snapshot()``'s shape, for reading its JSON text in one pass."""
+
+    format: int
+    world_id: str = ""
+    world: World
+    roller: dict[str, Any] = {}
+
+
+class Snapshots:
+    """Snapshot, restore and the state view of a world."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """Full JSON-able state, including the roller's RNG state, so restore + replay of the
+        same events reaches the same state. Take it between events (in a journal callback)
+        for a consistent cut. Waiting script coroutines are not part of it."""
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "world_id": self.world_id,
+            # defaults left out: a quarter of the JSON, and a restored world whose models
+            # carry only the fields that differ (pydantic keeps a set of the given ones)
+            "world": self.world.model_dump(mode="json", exclude_defaults=True),
+            "roller": roller_state(self.roller),
+        }
+
+    @classmethod
+    def restore(
+        cls, world_id: str, data: Mapping[str, Any] | str | bytes, **kw: Any
+    ) -> WorldRuntime:
+        """A runtime holding the state of ``snapshot()`` (the dict, or its JSON text: read
+        straight into the models, which costs less time and leaves less garbage); ``kw`` as
+        for ``__init__`` (a ``roller`` given there replaces the saved one, ``options`` the
+        saved options)."""
+        if isinstance(data, str | bytes):
+            try:
+                doc = _SnapshotDoc.model_validate_json(data)
+            except ValidationError:
+                return cls.restore(world_id, json.loads(data), **kw)  # says what is wrong
+            if doc.format != SNAPSHOT_FORMAT:
+                raise ValueError(f"unsupported snapshot format {doc.format!r}")
+            world, roller = doc.world, doc.roller
+        else:
+            if data.get("format") != SNAPSHOT_FORMAT:
+                raise ValueError(f"unsupported snapshot format {data.get('format')!r}")
+            world, roller = World.model_validate(data["world"]), data.get("roller") or {}
+        world.id = world_id
+        if "roller" not in kw:
+            kw["roller"] = roller_from_state(roller)
+        return cls(world_id, world=world, **kw)
+
+    def state_view(self) -> dict[str, Any]:
+        """A readable JSON summary: tokens, encounter, initiative order, ready actions, stand
+        offs, pending prompts (for an HTTP state endpoint)."""
+        w, enc = self.world, self.world.encounter
+        order = enc.order() if enc.combatants else []
+        return {
+            "world": self.world_id,
+            "system": enc.options.system,
+            "scene": w.active_scene,
+            "tokens": {
+                t.id: {
+                    "name": t.display,
+                    "cell": [t.cell.x, t.cell.y],
+                    "actor": t.actor,
+                    "owners": t.owners,
+                    "hidden": t.hidden,
+                }
+                for t in w.tokens.values()
+            },
+            "encounter": {
+                "in_combat": enc.in_combat,
+                "round": enc.round,
+                "count": enc.count,
+                "active": enc.active,
+                "surprise_round": enc.foe.surprise_round,
+            },
+            "initiative": [
+                {
+                    "token": c,
+                    "name": enc.name(c),
+                    "ic": enc.combatants[c].ic,
+                    "acted": enc.combatants[c].acted,
+                }
+                for c in order
+            ],
+            "ready": [r.model_dump(mode="json") for r in enc.spycraft.readies.values()],
+            "standoffs": [s.model_dump(mode="json") for s in enc.spycraft.standoffs],
+            "prompts": [p.model_dump(mode="json") for p in w.prompts.values()],
+            "regions": {n: len(r.cells) for n, r in w.regions.items()},
+            "scripts": sorted(self._scripts),
+            "options": enc.options.model_dump(mode="json"),
+            "settings": w.settings.model_dump(mode="json"),
+        }
+
+
+def roller_state(roller: Roller) -> dict[str, Any]:
+    version, internal, gauss = roller.rng.getstate()
+    state: dict[str, Any] = {
+        "kind": "scripted" if isinstance(roller, ScriptedRoller) else "random",
+        "rng": [version, list(internal), gauss],
+    }
+    if isinstance(roller, ScriptedRoller):
+        state["script"] = list(roller.script)
+    return state
+
+
+def roller_from_state(state: Mapping[str, Any]) -> Roller:
+    roller: Roller
+    if state.get("kind") == "scripted":
+        roller = ScriptedRoller(state.get("script", []))
+    else:
+        roller = Roller()
+    rng = state.get("rng")
+    if rng:
+        version, internal, gauss = rng
+        roller.rng.setstate((version, tuple(internal), gauss))
+    return roller
