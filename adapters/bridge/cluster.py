@@ -380,6 +380,8 @@ class RemoteWorld:
         seq: int,
         keep: int,
         on_orphaned: Callable[[RemoteWorld], None],
+        local: Callable[[], WorldHost | None] = lambda: None,
+        patience: float = 0.0,
     ) -> None:
         self.name = rec.name
         self.cluster = cluster
@@ -394,6 +396,9 @@ class RemoteWorld:
             self, store, seq=seq, acked_seq=min(rec.acked_seq, seq), keep=keep
         )
         self._on_orphaned = on_orphaned
+        self._local = local
+        self.patience = patience
+        """Seconds an event waits for a new owner (the lease time and two forwards)."""
 
     def subscribe(self, sub: Subscriber) -> None:
         self.subscribers[sub.sid] = sub
@@ -405,15 +410,37 @@ class RemoteWorld:
         pass
 
     async def receive_raw(self, adapter: Adapter, event: str, payload: Any) -> Ack:
-        """Forward an event (its payload as the client sent it, already screened here)."""
-        try:
-            ack = await self.cluster.forward(self.name, adapter, event, payload)
-        except NoOwner as e:
-            self.orphaned = True
-            self._on_orphaned(self)
-            return ack_error(
-                ErrorCode.WORLD_UNAVAILABLE,
-                f"World {self.name!r} is changing server ({e}); send it again in a moment.",
-            )
-        self.orphaned = False
-        return ack
+        """Forward an event (its payload as the client sent it, already screened here).
+
+        While the world has no owner (it died, it hangs) the event waits here, and is sent
+        again until a node takes the world over (this one, if its lease allows: then it is
+        run here), for up to ``patience`` seconds: the companions send an event again when
+        its ack is lost, not when it is refused. The connection's later events wait behind
+        it, in order."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.patience
+        why = "no node serves it now"
+        while True:
+            if self.stopped:  # taken over by this node: run it here
+                host = self._local()
+                if host is not None:
+                    read = read_payload(adapter, event, (payload,))
+                    return (
+                        read if isinstance(read, dict) else await host.receive(adapter, event, read)
+                    )
+            else:
+                try:
+                    ack = await self.cluster.forward(self.name, adapter, event, payload)
+                except NoOwner as e:
+                    self.orphaned = True
+                    self._on_orphaned(self)
+                    why = str(e)
+                else:
+                    self.orphaned = False
+                    return ack
+            if loop.time() >= deadline:
+                return ack_error(
+                    ErrorCode.WORLD_UNAVAILABLE,
+                    f"World {self.name!r} is changing server ({why}); send it again in a moment.",
+                )
+            await asyncio.sleep(0.1)

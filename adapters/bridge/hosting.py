@@ -161,6 +161,8 @@ class Hosting:
                 seq=0,
                 keep=self.config.world.recent_commands,
                 on_orphaned=self._orphaned,
+                local=lambda: self.worlds.get(name),
+                patience=self.config.lease_ttl + 2 * self.config.forward_timeout,
             )
             await self.cluster.follow(remote)  # before reading the log: no commit falls between
             last = await self.store.last_seq(name)
