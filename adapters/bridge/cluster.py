@@ -15,11 +15,11 @@ connect to any node; each world is run by one node at a time, its owner.
   restarted, a new owner) costs one read of the log; nothing is lost or doubled, because the
   log, not the note, is what a cursor follows.
 - When a forwarded event finds no owner (it died: Redis dropped its subscription) or gets no
-  answer in time (it hangs), the asking node answers ``world_unavailable`` and tries to take
-  the world itself; the lease lets it once the dead owner's lease has expired. A node that
-  takes over a world closes its own connections to it, which reconnect with their
-  ``last_seq`` and get each missed command once; connections on other nodes stay, and their
-  events reach the new owner.
+  answer in time (it hangs), the asking node tries to take the world itself (the lease lets
+  it once the dead owner's lease has expired) and the event waits, sent again until some node
+  owns the world (``RemoteWorld.receive_raw``). A node that takes over a world closes its
+  own connections' transports, which reconnect with their ``last_seq`` and get each missed
+  command once; connections on other nodes stay, and their events reach the new owner.
 
 Redis is only a messenger here: what a world holds lives in PostgreSQL. Requests and notes
 are JSON, published in order through one pipeline (redis-py's asyncio client).
