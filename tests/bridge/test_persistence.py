@@ -365,7 +365,9 @@ def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
                 largest = max(largest, wal.stat().st_size)
     finally:
         writer.close()
-    assert largest < 50_000_000  # unbounded it reaches 78 MB; bounded, 6-30 MB here
+    # the limit is 1 MB of frames, checked every 50 commits (retried each commit while the
+    # checkpoint thread is busy): 1.1-1.5 MB here, on a loaded machine too; unbounded, 78 MB
+    assert largest < 8_000_000
     rows = SqliteDatabase(path).log_after("w3", 0)
     assert [r.seq for r in rows] == list(range(1, 801))
 

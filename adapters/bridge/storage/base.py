@@ -208,12 +208,3 @@ class Storage(ABC):
     async def barrier(self) -> None:
         """Wait until everything queued so far is committed (StoreError if it failed)."""
         await self.writer.barrier()
-
-    def commit_now(self) -> None:
-        """Commit what is queued now instead of a turn later."""
-        self.writer.commit_now()
-
-    @property
-    def pending(self) -> bool:
-        """Rows or barriers are queued for the next commit."""
-        return self.writer.pending

@@ -290,7 +290,9 @@ class SqliteWriter(GroupCommit):
         self._thread: threading.Thread | None = None
         self._checkpoints: queue.SimpleQueue | None = None
         self._checkpointer: threading.Thread | None = None
-        self._catch_up = False  # set by the checkpoint thread: the WAL outgrew WAL_LIMIT
+        self._wal = Path(f"{path}-wal")
+        self._page = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
+        self._behind = False  # the WAL is past WAL_LIMIT and not caught up yet
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
             self._thread.start()
@@ -327,22 +329,38 @@ class SqliteWriter(GroupCommit):
     WAL_LIMIT = 16384
     """WAL frames (pages, 64 MB) past which the writer checkpoints once itself."""
 
+    def _wal_too_long(self) -> bool:
+        try:
+            return self._wal.stat().st_size > self.WAL_LIMIT * (self._page + 24)  # frames
+        except OSError:
+            return False
+
+    def _catch_up(self, conn: sqlite3.Connection) -> bool:
+        """Under steady writes the checkpoint thread never restarts the WAL (frames arrive
+        while it copies, so it is never caught up when the writer begins) and the WAL grows
+        without end (300 MB in a minute of a benchmark). Past WAL_LIMIT frames the writer
+        finishes the copy itself between two commits (a few ms, once per WAL_LIMIT of
+        writes), and the next commit restarts the WAL, truncated to that size. Judged by the
+        file's size, not by the thread's reports, so a thread that lags (a loaded machine)
+        cannot let it grow; while the thread is still copying (busy), the writer tries again
+        at its next commit. True when the copy is complete."""
+        try:
+            conn.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT * (self._page + 24)}")
+            busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as e:
+            log.debug("WAL catch-up of %s: %s", self.db.path, e)
+            return False
+        return not busy and frames == copied
+
     def _checkpoint_loop(self, path: str | Path) -> None:
         assert self._checkpoints is not None
         conn = connect(path)
         try:
             while self._checkpoints.get() is not None:
                 try:
-                    _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error as e:  # retried at the next one; the WAL just grows
                     log.warning("WAL checkpoint of %s failed: %s", path, e)
-                    continue
-                # Under steady writes the WAL is never restarted (frames arrive while this
-                # copies, so it is never caught up when the writer begins) and grows without
-                # end (300 MB in a minute of a benchmark). The writer finishes the job between
-                # two commits.
-                if frames > self.WAL_LIMIT:
-                    self._catch_up = True
         finally:
             conn.close()
 
@@ -393,14 +411,11 @@ class SqliteWriter(GroupCommit):
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
             self._count(batch, started, error)
-            if self._checkpoints is not None and self.stats.batches % self.CHECKPOINT_EVERY == 0:
-                self._checkpoints.put(True)
-            if self._catch_up and error is None:
-                self._catch_up = False
-                # no other writer now: this one completes, and the next commit restarts the
-                # WAL from its start (a few ms, once per WAL_LIMIT of writes)
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            due = self._behind or self.stats.batches % self.CHECKPOINT_EVERY == 0
+            if self._checkpoints is not None and error is None and due:
+                self._behind = self._wal_too_long() and not self._catch_up(conn)
+                if not self._behind:
+                    self._checkpoints.put(True)
         if self.failed is not None:
             error = error or self.failed  # a file that failed once is not written again
         self._settle(batch.barriers, error, refused, threadsafe=not self.inline)
