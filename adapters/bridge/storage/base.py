@@ -65,6 +65,26 @@ class WorldSummary:
     last_activity: float | None = None
 
 
+SUMMARY_SQL = "SELECT world, kind, count(*), max(seq), max(at) FROM log GROUP BY world, kind"
+"""The log's counts per world and kind, for :func:`summarize` (the same SQL on both backends)."""
+
+
+def summarize(worlds: Iterable[WorldRecord], counts: Iterable[Sequence[Any]]) -> list[WorldSummary]:
+    """Each world's summary from its record and the rows of :data:`SUMMARY_SQL`."""
+    out = {r.name: WorldSummary(r.name, r.created_at) for r in worlds}
+    for world, kind, n, last, at in counts:
+        s = out.get(world)
+        if s is None:
+            continue
+        s.last_seq = max(s.last_seq, last)
+        s.last_activity = max(s.last_activity or 0.0, at)
+        if kind == "event":
+            s.events = n
+        else:
+            s.commands = n
+    return list(out.values())
+
+
 LostCallback = Callable[[str, int, StoreError], None]
 """``on_lost(world, fence, why)``: rows of ``world`` written under ``fence`` were refused."""
 

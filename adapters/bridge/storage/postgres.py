@@ -25,7 +25,14 @@ from typing import Any
 
 import asyncpg
 
-from adapters.bridge.storage.base import LogRow, Storage, WorldRecord, WorldSummary
+from adapters.bridge.storage.base import (
+    SUMMARY_SQL,
+    LogRow,
+    Storage,
+    WorldRecord,
+    WorldSummary,
+    summarize,
+)
 from adapters.bridge.storage.errors import StoreError
 from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
 from adapters.bridge.storage.leases import Lease
@@ -328,20 +335,7 @@ class PostgresStorage(Storage):
         return [_world(r) for r in rows]
 
     async def summaries(self) -> list[WorldSummary]:
-        out = {r.name: WorldSummary(r.name, r.created_at) for r in await self.worlds()}
-        for world, kind, n, last, at in await self._fetch(
-            "SELECT world, kind, count(*), max(seq), max(at) FROM log GROUP BY world, kind"
-        ):
-            s = out.get(world)
-            if s is None:
-                continue
-            s.last_seq = max(s.last_seq, last)
-            s.last_activity = max(s.last_activity or 0.0, at)
-            if kind == "event":
-                s.events = n
-            else:
-                s.commands = n
-        return list(out.values())
+        return summarize(await self.worlds(), await self._fetch(SUMMARY_SQL))
 
     # -- reading the log ---------------------------------------------------------------------
     async def last_seq(self, world: str) -> int:

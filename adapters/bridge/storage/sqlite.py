@@ -26,7 +26,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from adapters.bridge.storage.base import LogRow, Storage, WorldRecord, WorldSummary
+from adapters.bridge.storage.base import (
+    SUMMARY_SQL,
+    LogRow,
+    Storage,
+    WorldRecord,
+    WorldSummary,
+    summarize,
+)
 from adapters.bridge.storage.errors import StoreError
 from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
 from adapters.bridge.storage.leases import Lease
@@ -152,20 +159,7 @@ class SqliteDatabase:
         return [_world(r) for r in rows]
 
     def summaries(self) -> list[WorldSummary]:
-        out = {r.name: WorldSummary(r.name, r.created_at) for r in self.worlds()}
-        for world, kind, n, last, at in self.conn.execute(
-            "SELECT world, kind, count(*), max(seq), max(at) FROM log GROUP BY world, kind"
-        ):
-            s = out.get(world)
-            if s is None:
-                continue
-            s.last_seq = max(s.last_seq, last)
-            s.last_activity = max(s.last_activity or 0.0, at)
-            if kind == "event":
-                s.events = n
-            else:
-                s.commands = n
-        return list(out.values())
+        return summarize(self.worlds(), self.conn.execute(SUMMARY_SQL))
 
     # -- log ---------------------------------------------------------------------------------
     def last_seq(self, world: str) -> int:
