@@ -6,7 +6,7 @@ or a script), and rule functions read them from ``Encounter.options``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -49,7 +49,7 @@ class Options(BaseModel):
     tie_break: Literal["random", "gm"] = "random"
     """Initiative ties after the higher Initiative bonus: a random roll-off, or GM order
     (the order combatants were added, which the GM can rearrange)."""
-    free_actions_per_turn: int | None = None
+    free_actions_per_turn: int | None = Field(default=None, ge=0, le=1000)
     """None = unlimited free actions per turn."""
 
     # -- Spycraft 2.0: Ready ---------------------------------------------------------------
@@ -78,7 +78,10 @@ class Options(BaseModel):
     high_jump_rounding: Literal["foot", "five_ft"] = "foot"
     sneak_speed_formula: Literal["half_move", "agility"] = "half_move"
     mfd_penalty: Literal["steps", "multiplier"] = "steps"
-    mfd_ladder: list[float] = Field(default_factory=lambda: list(DEFAULT_MFD_LADDER))
+    mfd_ladder: list[Annotated[float, Field(allow_inf_nan=False, gt=0, le=1000)]] = Field(
+        default_factory=lambda: list(DEFAULT_MFD_LADDER), min_length=1, max_length=100
+    )
+    """The MFD rungs (multipliers on a roll-under target, each above 0), hardest to easiest."""
     charge_fear_check: bool = False
     stealth_fields: dict[str, FieldStats] = Field(default_factory=dict)
     """Named stealth fields, over the built-in ones (``rules.foe.sneaking.STEALTH_FIELDS``:

@@ -89,6 +89,17 @@ async def test_set_options_and_settings():
         assert w.said("prompt_timeout = 60.0", out, whisper_to="gm")
         out = await w.chat("!set tie_break gm", player="p")
         assert w.said("Only the GM", out, whisper_to="p")
+        # values a rule could not use are refused, the option kept
+        out = await w.gm_says("!set free_actions_per_turn -1")
+        assert w.said("greater than or equal to 0", out, whisper_to="gm")
+        assert w.encounter.options.free_actions_per_turn is None
+        out = await w.gm_says("!set mfd_ladder []")
+        assert w.said("at least 1 item", out, whisper_to="gm")
+        out = await w.gm_says("!set mfd_ladder [0, 1]")
+        assert w.said("greater than 0", out, whisper_to="gm")
+        assert w.encounter.options.mfd_ladder[0] == 0.1
+        await w.gm_says("!set mfd_ladder [0.5, 1, 2]")
+        assert w.encounter.options.mfd_ladder == [0.5, 1, 2]
 
 
 async def test_help_lists_the_worlds_system_only():
