@@ -25,7 +25,8 @@ def test_no_reference_outside_the_repository() -> None:
         ),
     ]
     patterns = [
-        re.compile(p) for p in (r"shared[/]", r"\bseed 0\d\d\b", r"\bissue #?\d+\b", r"\bthe issue\b")
+        re.compile(p)
+        for p in (r"shared[/]", r"\bseed 0\d\d\b", r"\bissue #?\d+\b", r"\bthe issue\b")
     ]
     found = [
         f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
