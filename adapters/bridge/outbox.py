@@ -59,7 +59,6 @@ class Subscriber:
     cursor: int
     """Seq of the last command sent to this connection."""
     wake: asyncio.Event = field(default_factory=asyncio.Event)
-    resent: int = 0
 
 
 class Outbox:
