@@ -15,6 +15,7 @@ import bisect
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import pydantic_core
@@ -24,6 +25,8 @@ from adapters.bridge.storage import LogRow, Storage, WorldLog
 
 Message = dict[str, Any]
 """A command's wire message."""
+
+_seq = itemgetter("seq")
 
 
 def message(seq: int, cmd: Command) -> Message:
@@ -133,9 +136,10 @@ class Outbox:
         if cursor >= self.published:
             return []
         if cursor >= self._recent_floor:
-            seqs = [m["seq"] for m in self._recent]
-            i = bisect.bisect_right(seqs, cursor)
-            return list(self._recent)[i : i + limit]
+            # indexed, not copied: a pump asks after every commit, from near the end
+            recent = self._recent
+            i = bisect.bisect_right(recent, cursor, key=_seq)
+            return [recent[j] for j in range(i, min(i + limit, len(recent)))]
         rows = await self.store.log_after(self.name, cursor, kind="command", limit=limit)
         return [from_row(r) for r in rows if r.seq <= self.published]
 
@@ -144,7 +148,7 @@ class Outbox:
         if cursor >= self.published:
             return 0
         if cursor >= self._recent_floor:
-            return sum(1 for m in self._recent if m["seq"] > cursor)
+            return len(self._recent) - bisect.bisect_right(self._recent, cursor, key=_seq)
         upto = self.published
         return await self.store.count_commands(self.name, cursor, upto)
 
