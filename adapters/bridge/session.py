@@ -233,8 +233,6 @@ class Sessions(Mapping[str, Session]):
             return
         bridge = self.bridge
         sess.host.unsubscribe(sid)
-        if bridge.transport is not None:
-            bridge.transport.forget(sid)
         if sess.pump is not None:
             sess.pump.cancel()
         bridge.dashboards.changed(sess.host)

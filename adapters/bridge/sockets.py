@@ -79,8 +79,6 @@ class Transport(Protocol):
 
     async def emit(self, to: str, ns: str, event: str, data: Any) -> None: ...
 
-    def forget(self, sid: str) -> None: ...
-
     async def disconnect(self, sid: str, ns: str) -> None: ...
 
     async def drop(self, sid: str, ns: str) -> None: ...
@@ -111,9 +109,6 @@ class SioTransport:
     async def emit(self, to: str, ns: str, event: str, data: Any) -> None:
         """An event with no ack, to one connection or a room (the dashboards' views)."""
         await self.sio.emit(event, data, to=to, namespace=ns)
-
-    def forget(self, sid: str) -> None:
-        pass  # python-socketio drops a gone connection's ack callbacks itself
 
     async def disconnect(self, sid: str, ns: str) -> None:
         """Close one connection's namespace, as the server (the client is told)."""
