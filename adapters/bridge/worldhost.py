@@ -119,9 +119,7 @@ class WorldHost:
         store: Storage,
         lease: Lease,
         *,
-        adapters: dict[str, Adapter],
         config: WorldConfig,
-        clock: GatedClock,
         seq: int = 0,
         acked_seq: int = 0,
     ) -> None:
@@ -131,9 +129,7 @@ class WorldHost:
         self.lease = lease
         self.log = store.log(lease)
         """Where this world's rows go, under its lease (a takeover refuses them)."""
-        self.adapters = adapters
         self.config = config
-        self.clock = clock
         self.seq = seq
         """Last seq handed out (events and commands share it)."""
         self.subscribers: dict[str, Subscriber] = {}
@@ -204,9 +200,7 @@ class WorldHost:
             runtime,
             store,
             lease,
-            adapters=adapters,
             config=config,
-            clock=clock,
             seq=last,
             acked_seq=min(acked_seq, last),
         )
