@@ -29,8 +29,12 @@ import ipaddress
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TypeVar
 
 from adapters.bridge.ratelimit import TokenBucket
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass
@@ -74,30 +78,22 @@ class Attempts:
         """A wrong key for ``world``, or (None) a world that does not exist."""
         lim, now = self.limits, time.monotonic()
         who = _who(address)
-        bucket = self._addresses.pop(who, None)
+        bucket = self._addresses.get(who)
         if bucket is None:
             bucket = TokenBucket(1 / lim.address_every, lim.address_burst)
         bucket.drain()
-        self._addresses[who] = bucket  # the most recent last
-        while len(self._addresses) > lim.capacity:
-            self._addresses.popitem(last=False)
+        _put_last(self._addresses, who, bucket, lim.capacity)
         if world is not None:
             bucket = self._worlds.get(world)
             if bucket is None:
                 bucket = self._worlds[world] = TokenBucket(1 / lim.world_every, lim.world_burst)
             bucket.drain()
-            pair = (who, world)
-            self._guessed.pop(pair, None)
-            self._guessed[pair] = now + lim.world_burst * lim.world_every
-            while len(self._guessed) > lim.capacity:
-                self._guessed.popitem(last=False)
+            until = now + lim.world_burst * lim.world_every
+            _put_last(self._guessed, (who, world), until, lim.capacity)
 
     def succeeded(self, address: str, world: str) -> None:
-        pair = (_who(address), world)
-        self._trusted.pop(pair, None)
-        self._trusted[pair] = time.monotonic() + self.limits.trust_for
-        while len(self._trusted) > self.limits.capacity:
-            self._trusted.popitem(last=False)
+        until = time.monotonic() + self.limits.trust_for
+        _put_last(self._trusted, (_who(address), world), until, self.limits.capacity)
 
     def _is_trusted(self, who: str, world: str, now: float) -> bool:
         until = self._trusted.get((who, world))
@@ -107,6 +103,14 @@ class Attempts:
             del self._trusted[(who, world)]
             return False
         return True
+
+
+def _put_last(remembered: OrderedDict[K, V], key: K, value: V, capacity: int) -> None:
+    """Remember ``key`` as the most recent, forgetting the oldest beyond ``capacity``."""
+    remembered.pop(key, None)
+    remembered[key] = value
+    while len(remembered) > capacity:
+        remembered.popitem(last=False)
 
 
 def _who(address: str) -> str:
