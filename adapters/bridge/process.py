@@ -61,15 +61,6 @@ def stop_signal() -> asyncio.Event:
     return stop
 
 
-async def until_signalled(stop: asyncio.Event, *also: asyncio.Future) -> None:
-    """Wait for ``stop`` (:func:`stop_signal`) to be set, or any of ``also`` to finish."""
-    waiter = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait([waiter, *also], return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiter.cancel()
-
-
 def trim_memory() -> None:
     """Hand freed heap back to the OS (glibc keeps it otherwise, and RSS stays high)."""
     import ctypes

@@ -47,7 +47,7 @@ from adapters.bridge.config import BridgeConfig, WorldConfig
 from adapters.bridge.hosting import Hosting
 from adapters.bridge.httpapi import KEY_HEADER, HttpApi
 from adapters.bridge.namespace import AdapterNamespace
-from adapters.bridge.process import announce, listen_app, stop_signal, until_signalled
+from adapters.bridge.process import announce, listen_app, stop_signal
 from adapters.bridge.session import Sessions
 from adapters.bridge.sockets import SioTransport, Transport, new_socket_server
 from adapters.bridge.storage import LeaseKeeper, Storage
@@ -182,7 +182,7 @@ class Bridge:
         port = await self.listen()
         announce(self.config.host, port)
         try:
-            await until_signalled(stop)
+            await stop.wait()
         finally:
             log.info("Shutting down...")
             await self.shutdown()
