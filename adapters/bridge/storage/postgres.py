@@ -205,17 +205,7 @@ class PostgresWriter(GroupCommit):
         if error is not None:
             # Whatever these rows' worlds did since they were queued is in memory only: the
             # host drops them and loads them again from the database.
-            self._report_failed(batch, error)
-
-    def _report_failed(self, batch: Batch, error: StoreError) -> None:
-        on_lost = self.on_lost
-        if on_lost is None:
-            return
-        for world, fence in batch.claims:
-            try:
-                on_lost(world, fence, error)
-            except Exception:
-                log.exception("reporting the loss of world %r failed", world)
+            self._report([(claim, error) for claim in batch.claims])
 
 
 async def _execute(conn: asyncpg.Connection, op: str, rows: list[tuple]) -> None:
