@@ -25,6 +25,7 @@ from typing import Any
 
 import asyncpg
 
+from adapters.bridge.storage import hide_password
 from adapters.bridge.storage.base import (
     ROW_COLUMNS,
     SUMMARY_SQL,
@@ -57,14 +58,8 @@ _DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.Ti
 
 def display(url: str) -> str:
     """``url`` without its password, fit for a message or a log line."""
-    from urllib.parse import urlsplit, urlunsplit
-
     try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-        return urlunsplit(parts._replace(netloc=netloc))
+        return hide_password(url)
     except ValueError:
         return "the PostgreSQL database"
 
