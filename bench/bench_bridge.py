@@ -292,6 +292,59 @@ def scene_payload(n_tokens: int, eid: str = "snap") -> dict:
 # -- load --------------------------------------------------------------------------------------
 
 
+async def start_combat(c: RawClient) -> None:
+    """Send the scene, and a FoE combat in which t0 has the turn, to ``c``'s world."""
+    assert (await c.call("snapshot", scene_payload(3)))["ok"]
+    ack = await c.call(
+        "combatStart",
+        {"id": "fight", "tokens": ["t0", "t1"], "initiative": {"t0": 90, "t1": 10}},
+    )
+    assert ack["ok"], ack
+
+
+async def closed_loop(clients: list[RawClient], seconds: float, warmup: float = 0.5) -> dict:
+    """Each client in a closed loop (a token move, wait for its ack, repeat) for ``warmup``
+    then ``seconds``; events/s and latency percentiles of the measured part, its length
+    (``seconds``) and every event's count (``total``)."""
+    latencies: list[float] = []
+    count = total = 0
+    # ids unique across runs: a repeated id is a duplicate, answered without processing
+    run = os.urandom(4).hex()
+    stop_at = time.perf_counter() + warmup + seconds
+    measure_from = time.perf_counter() + warmup
+
+    async def loop(ci: int, c: RawClient) -> None:
+        nonlocal count, total
+        i = 0
+        while True:
+            i += 1
+            payload = {"id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
+            t0 = time.perf_counter()
+            ack = await c.call("tokenMoved", payload)
+            t1 = time.perf_counter()
+            if not ack.get("ok"):
+                raise RuntimeError(f"refused: {ack}")
+            total += 1
+            if t0 >= measure_from:
+                latencies.append(t1 - t0)
+                count += 1
+            if t1 >= stop_at:
+                return
+
+    start_t = time.perf_counter()
+    await asyncio.gather(*(loop(i, c) for i, c in enumerate(clients)))
+    elapsed = time.perf_counter() - start_t - warmup
+    latencies.sort()
+    return {
+        "eps": count / elapsed,
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "n": count,
+        "total": total,
+        "seconds": elapsed,
+    }
+
+
 async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seconds: float,
                    bridge: bool, warmup: float = 0.5,
                    dashboards: bool = False) -> dict:  # fmt: skip
@@ -309,54 +362,14 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
             page = RawClient(session, url, "/dashboard")
             await page.connect({"world": w, "key": world_keys[w], "client": CLIENT})
             pages.append(page)
-        if bridge:  # the scene, and a FoE combat in which t0 has the turn
+        if bridge:
             for c in clients:
-                assert (await c.call("snapshot", scene_payload(3)))["ok"]
-                ack = await c.call(
-                    "combatStart",
-                    {"id": "fight", "tokens": ["t0", "t1"], "initiative": {"t0": 90, "t1": 10}},
-                )
-                assert ack["ok"], ack
-        latencies: list[float] = []
-        count = total = 0
-        # ids unique across runs: a repeated id is a duplicate, answered without processing
-        run = os.urandom(4).hex()
-        stop_at = time.perf_counter() + warmup + seconds
-        measure_from = time.perf_counter() + warmup
-
-        async def loop(ci: int, c: RawClient) -> None:
-            nonlocal count, total
-            i = 0
-            while True:
-                i += 1
-                payload = {"id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
-                t0 = time.perf_counter()
-                ack = await c.call("tokenMoved", payload)
-                t1 = time.perf_counter()
-                if not ack.get("ok"):
-                    raise RuntimeError(f"refused: {ack}")
-                total += 1
-                if t0 >= measure_from:
-                    latencies.append(t1 - t0)
-                    count += 1
-                if t1 >= stop_at:
-                    return
-
-        start_t = time.perf_counter()
-        await asyncio.gather(*(loop(i, c) for i, c in enumerate(clients)))
-        elapsed = time.perf_counter() - start_t - warmup
+                await start_combat(c)
+        r = await closed_loop(clients, seconds, warmup)
         views = sum(p.commands for p in pages)
         for c in clients + pages:
             await c.close()
-    latencies.sort()
-    return {
-        "views": views / (elapsed + warmup),
-        "eps": count / elapsed,
-        "p50": statistics.median(latencies) * 1000,
-        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
-        "n": count,
-        "total": total,
-    }
+    return {"views": views / (r["seconds"] + warmup), **r}
 
 
 async def idle_worlds(tmp: Path, n_worlds: int, n_tokens: int, extra: list[str]) -> dict:

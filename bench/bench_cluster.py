@@ -33,7 +33,6 @@ import asyncio
 import os
 import secrets
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,7 +45,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_bridge import CLIENT, RawClient, make_worlds, scene_payload, serve_cmd, start, stop  # noqa: E402
+from bench_bridge import (  # noqa: E402
+    CLIENT,
+    RawClient,
+    closed_loop,
+    make_worlds,
+    serve_cmd,
+    start,
+    start_combat,
+    stop,
+)
 
 WORLDS = [f"w{i}" for i in range(10)]
 LEASE = 3.0
@@ -91,12 +99,7 @@ async def setup_worlds(session, owners: list[str], world_keys: dict[str, str]) -
     for i, w in enumerate(w for w in WORLDS if w in world_keys):
         c = RawClient(session, owners[i % len(owners)])
         await c.connect({"world": w, "key": world_keys[w], "client": CLIENT})
-        assert (await c.call("snapshot", scene_payload(3)))["ok"]
-        ack = await c.call(
-            "combatStart",
-            {"id": "fight", "tokens": ["t0", "t1"], "initiative": {"t0": 90, "t1": 10}},
-        )
-        assert ack["ok"], ack
+        await start_combat(c)
         await c.close()
 
 
@@ -109,36 +112,10 @@ async def load(urls: list[str], n: int, world_keys: dict[str, str], seconds: flo
             c = RawClient(session, urls[(k + 1) % len(urls)])
             await c.connect({"world": w, "key": world_keys[w], "client": CLIENT})
             clients.append(c)
-        latencies: list[float] = []
-        run = os.urandom(4).hex()
-        warmup = 0.5
-        measure_from = time.perf_counter() + warmup
-        stop_at = measure_from + seconds
-
-        async def loop(ci: int, c: RawClient) -> None:
-            i = 0
-            while True:
-                i += 1
-                payload = {"id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
-                t0 = time.perf_counter()
-                ack = await c.call("tokenMoved", payload)
-                t1 = time.perf_counter()
-                if not ack.get("ok"):
-                    raise RuntimeError(f"refused: {ack}")
-                if t0 >= measure_from:
-                    latencies.append(t1 - t0)
-                if t1 >= stop_at:
-                    return
-
-        await asyncio.gather(*(loop(i, c) for i, c in enumerate(clients)))
+        r = await closed_loop(clients, seconds)
         for c in clients:
             await c.close()
-    latencies.sort()
-    return {
-        "eps": len(latencies) / seconds,
-        "p50": statistics.median(latencies) * 1000,
-        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
-    }
+    return r
 
 
 async def failover(db: str, redis: str, world_keys: dict[str, str]) -> float:

@@ -40,7 +40,7 @@ from adapters.base import Adapter
 from adapters.bridge.inbound import read_payload
 from adapters.bridge.outbox import Message, Outbox, Subscriber
 from adapters.bridge.protocol import Ack, ErrorCode, ack_error
-from adapters.bridge.storage import StoreError
+from adapters.bridge.storage import StoreError, hide_password
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -113,12 +113,12 @@ class Cluster:
         try:
             await self.redis.ping()
         except Exception as e:
-            raise StoreError(f"cannot reach the Redis at {_display(self.url)}: {e}") from e
+            raise StoreError(f"cannot reach the Redis at {hide_password(self.url)}: {e}") from e
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.reply_channel)
         self._listener = asyncio.create_task(self._listen(), name="cluster:listen")
         self._sender = asyncio.create_task(self._send(), name="cluster:send")
-        log.info("Joined the cluster at %s.", _display(self.url))
+        log.info("Joined the cluster at %s.", hide_password(self.url))
 
     async def close(self) -> None:
         for task in (self._listener, self._sender, *self._tasks):
@@ -313,15 +313,6 @@ def _no_adapter(name: Any) -> Ack:
 
 def _not_here(world: str) -> Ack:
     return ack_error("not_here", f"World {world!r} is not served by this node.")
-
-
-def _display(url: str) -> str:
-    """``url`` without its password."""
-    if "@" in url and ":" in url.split("@", 1)[0].split("//", 1)[-1]:
-        scheme, rest = url.split("//", 1)
-        user = rest.split("@", 1)[0].split(":", 1)[0]
-        return f"{scheme}//{user}:***@{rest.split('@', 1)[1]}"
-    return url
 
 
 class RemoteOutbox(Outbox):

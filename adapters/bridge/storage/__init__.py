@@ -46,6 +46,18 @@ def parse(location: str | Path) -> tuple[str, str]:
     return "sqlite", text
 
 
+def hide_password(url: str) -> str:
+    """``url`` with its password, if it has one, as ``***``: fit for a message or a log line.
+    Raises ValueError for what is no URL."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def describe(location: str | Path) -> str:
     """``location`` fit to print (a URL's password hidden)."""
     kind, target = parse(location)
@@ -102,6 +114,7 @@ __all__ = [
     "WorldSummary",
     "default_node_id",
     "describe",
+    "hide_password",
     "open_storage",
     "parse",
     "run_blocking",

@@ -22,6 +22,7 @@ transaction for the rows of every world queued in a turn of the event loop, see
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -83,6 +84,31 @@ def summarize(worlds: Iterable[WorldRecord], counts: Iterable[Sequence[Any]]) ->
         else:
             s.commands = n
     return list(out.values())
+
+
+# The same columns and the same row decoding on both backends.
+WORLD_COLUMNS = "name, gm_key_hash, observer_key_hash, options, created_at, acked_seq, adapter"
+ROW_COLUMNS = "seq, kind, event_id, name, body, at, fence"
+
+
+def world_record(row: Sequence[Any]) -> WorldRecord:
+    """A ``worlds`` row of :data:`WORLD_COLUMNS`."""
+    name, gm, obs, options, created, acked, adapter = row
+    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
+
+
+def log_rows(rows: Iterable[Sequence[Any]]) -> list[LogRow]:
+    """``log`` rows of :data:`ROW_COLUMNS`."""
+    return [LogRow(s, k, e, n, json.loads(b), a, f) for s, k, e, n, b, a, f in rows]
+
+
+def latest_event_ids(rows: Iterable[Sequence[Any]], limit: int) -> list[tuple[str, int]]:
+    """The last ``limit`` event ids with each one's last seq, oldest first, from
+    ``(event_id, seq)`` rows newest first."""
+    latest: dict[str, int] = {}
+    for eid, seq in rows:  # newest first: the first seq seen is an event's last row
+        latest.setdefault(eid, seq)
+    return sorted(latest.items(), key=lambda r: r[1])[-limit:]
 
 
 LostCallback = Callable[[str, int, StoreError], None]

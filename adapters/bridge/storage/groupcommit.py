@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -250,7 +250,8 @@ class GroupCommit:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._report, lost)
 
-    def _report(self, lost: list[tuple[Claim, NotOwner]]) -> None:
+    def _report(self, lost: Sequence[tuple[Claim, StoreError]]) -> None:
+        """Tell ``on_lost`` of each world whose rows were refused or failed."""
         on_lost = self.on_lost
         if on_lost is None:
             return

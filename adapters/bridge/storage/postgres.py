@@ -25,13 +25,19 @@ from typing import Any
 
 import asyncpg
 
+from adapters.bridge.storage import hide_password
 from adapters.bridge.storage.base import (
+    ROW_COLUMNS,
     SUMMARY_SQL,
+    WORLD_COLUMNS,
     LogRow,
     Storage,
     WorldRecord,
     WorldSummary,
+    latest_event_ids,
+    log_rows,
     summarize,
+    world_record,
 )
 from adapters.bridge.storage.errors import StoreError
 from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
@@ -52,14 +58,8 @@ _DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.Ti
 
 def display(url: str) -> str:
     """``url`` without its password, fit for a message or a log line."""
-    from urllib.parse import urlsplit, urlunsplit
-
     try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-        return urlunsplit(parts._replace(netloc=netloc))
+        return hide_password(url)
     except ValueError:
         return "the PostgreSQL database"
 
@@ -92,17 +92,6 @@ async def migrate(conn: asyncpg.Connection, where: str, schema: Schema = POSTGRE
         log.info("Upgraded the database %s from schema %d to %d.", where, found, schema.version)
 
 
-def _world(row: asyncpg.Record) -> WorldRecord:
-    name, gm, obs, options, created, acked, adapter = row
-    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
-
-
-def _rows(rows: Iterable[asyncpg.Record]) -> list[LogRow]:
-    return [LogRow(s, k, e, n, json.loads(b), a, f) for s, k, e, n, b, a, f in rows]
-
-
-_WORLD_COLUMNS = "name, gm_key_hash, observer_key_hash, options, created_at, acked_seq, adapter"
-_ROW_COLUMNS = "seq, kind, event_id, name, body, at, fence"
 _LOG_COLUMNS = ("world", "seq", "kind", "event_id", "name", "body", "at", "fence")
 
 # -- the writer's statements ----------------------------------------------------------------------
@@ -211,17 +200,7 @@ class PostgresWriter(GroupCommit):
         if error is not None:
             # Whatever these rows' worlds did since they were queued is in memory only: the
             # host drops them and loads them again from the database.
-            self._report_failed(batch, error)
-
-    def _report_failed(self, batch: Batch, error: StoreError) -> None:
-        on_lost = self.on_lost
-        if on_lost is None:
-            return
-        for world, fence in batch.claims:
-            try:
-                on_lost(world, fence, error)
-            except Exception:
-                log.exception("reporting the loss of world %r failed", world)
+            self._report([(claim, error) for claim in batch.claims])
 
 
 async def _execute(conn: asyncpg.Connection, op: str, rows: list[tuple]) -> None:
@@ -327,12 +306,12 @@ class PostgresStorage(Storage):
         return {name: (gm, obs) for name, gm, obs in rows}
 
     async def world(self, name: str) -> WorldRecord | None:
-        row = await self._fetchrow(f"SELECT {_WORLD_COLUMNS} FROM worlds WHERE name = $1", name)
-        return _world(row) if row else None
+        row = await self._fetchrow(f"SELECT {WORLD_COLUMNS} FROM worlds WHERE name = $1", name)
+        return world_record(row) if row else None
 
     async def worlds(self) -> list[WorldRecord]:
-        rows = await self._fetch(f"SELECT {_WORLD_COLUMNS} FROM worlds ORDER BY created_at, name")
-        return [_world(r) for r in rows]
+        rows = await self._fetch(f"SELECT {WORLD_COLUMNS} FROM worlds ORDER BY created_at, name")
+        return [world_record(r) for r in rows]
 
     async def summaries(self) -> list[WorldSummary]:
         return summarize(await self.worlds(), await self._fetch(SUMMARY_SQL))
@@ -347,17 +326,17 @@ class PostgresStorage(Storage):
     ) -> list[LogRow]:
         if kind:
             rows = await self._fetch(
-                f"SELECT {_ROW_COLUMNS} FROM log WHERE world = $1 AND seq > $2 AND kind = $3"
+                f"SELECT {ROW_COLUMNS} FROM log WHERE world = $1 AND seq > $2 AND kind = $3"
                 " ORDER BY seq LIMIT $4",
                 world, seq, kind, limit,
             )  # fmt: skip
         else:
             rows = await self._fetch(
-                f"SELECT {_ROW_COLUMNS} FROM log WHERE world = $1 AND seq > $2"
+                f"SELECT {ROW_COLUMNS} FROM log WHERE world = $1 AND seq > $2"
                 " ORDER BY seq LIMIT $3",
                 world, seq, limit,
             )  # fmt: skip
-        return _rows(rows)
+        return log_rows(rows)
 
     async def count_commands(self, world: str, after: int, upto: int) -> int:
         row = await self._fetchrow(
@@ -372,12 +351,12 @@ class PostgresStorage(Storage):
     ) -> list[LogRow]:
         match = " OR ".join(f"strpos(body, ${i + 4}) > 0" for i in range(len(containing)))
         rows = await self._fetch(
-            f"SELECT * FROM (SELECT {_ROW_COLUMNS} FROM log"
+            f"SELECT * FROM (SELECT {ROW_COLUMNS} FROM log"
             " WHERE world = $1 AND kind = 'event' ORDER BY seq DESC LIMIT $2) AS recent"
             f" WHERE {match or 'true'} ORDER BY seq DESC LIMIT $3",
             world, within, limit, *containing,
         )  # fmt: skip
-        return _rows(reversed(rows))
+        return log_rows(reversed(rows))
 
     async def recent_event_ids(self, world: str, limit: int) -> list[tuple[str, int]]:
         rows = await self._fetch(
@@ -385,10 +364,7 @@ class PostgresStorage(Storage):
             " AND event_id IS NOT NULL ORDER BY seq DESC LIMIT $2",
             world, limit * 2,
         )  # fmt: skip
-        latest: dict[str, int] = {}
-        for eid, seq in rows:  # newest first: the first seq seen is an event's last row
-            latest.setdefault(eid, seq)
-        return sorted(latest.items(), key=lambda r: r[1])[-limit:]
+        return latest_event_ids(rows, limit)
 
     async def latest_snapshot(self, world: str) -> tuple[int, str] | None:
         row = await self._fetchrow(

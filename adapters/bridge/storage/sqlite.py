@@ -27,12 +27,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from adapters.bridge.storage.base import (
+    ROW_COLUMNS,
     SUMMARY_SQL,
+    WORLD_COLUMNS,
     LogRow,
     Storage,
     WorldRecord,
     WorldSummary,
+    latest_event_ids,
+    log_rows,
     summarize,
+    world_record,
 )
 from adapters.bridge.storage.errors import StoreError
 from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
@@ -91,19 +96,6 @@ def migrate(conn: sqlite3.Connection, where: str, schema: Any = SQLITE) -> None:
         )  # fmt: skip
 
 
-_WORLD_COLUMNS = "name, gm_key_hash, observer_key_hash, options, created_at, acked_seq, adapter"
-_ROW_COLUMNS = "seq, kind, event_id, name, body, at, fence"
-
-
-def _world(row: tuple) -> WorldRecord:
-    name, gm, obs, options, created, acked, adapter = row
-    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
-
-
-def _rows(rows: Iterable[tuple]) -> list[LogRow]:
-    return [LogRow(s, k, e, n, json.loads(b), a, f) for s, k, e, n, b, a, f in rows]
-
-
 class SqliteDatabase:
     """Synchronous access to the file through one connection. Not thread-safe: one thread
     at a time per instance. Opening it upgrades the file's schema if needed."""
@@ -148,15 +140,15 @@ class SqliteDatabase:
 
     def world(self, name: str) -> WorldRecord | None:
         row = self.conn.execute(
-            f"SELECT {_WORLD_COLUMNS} FROM worlds WHERE name=?", (name,)
+            f"SELECT {WORLD_COLUMNS} FROM worlds WHERE name=?", (name,)
         ).fetchone()
-        return _world(row) if row else None
+        return world_record(row) if row else None
 
     def worlds(self) -> list[WorldRecord]:
         rows = self.conn.execute(
-            f"SELECT {_WORLD_COLUMNS} FROM worlds ORDER BY created_at, name"
+            f"SELECT {WORLD_COLUMNS} FROM worlds ORDER BY created_at, name"
         ).fetchall()
-        return [_world(r) for r in rows]
+        return [world_record(r) for r in rows]
 
     def summaries(self) -> list[WorldSummary]:
         return summarize(self.worlds(), self.conn.execute(SUMMARY_SQL))
@@ -169,7 +161,7 @@ class SqliteDatabase:
     def log_after(
         self, world: str, seq: int, kind: str | None = None, limit: int | None = None
     ) -> list[LogRow]:
-        sql = f"SELECT {_ROW_COLUMNS} FROM log WHERE world=? AND seq>?"
+        sql = f"SELECT {ROW_COLUMNS} FROM log WHERE world=? AND seq>?"
         args: tuple = (world, seq)
         if kind:
             sql += " AND kind=?"
@@ -177,7 +169,7 @@ class SqliteDatabase:
         cur = self.conn.execute(
             sql + " ORDER BY seq LIMIT ?", (*args, -1 if limit is None else limit)
         )
-        return _rows(cur)
+        return log_rows(cur)
 
     def count_commands(self, world: str, after: int, upto: int) -> int:
         return self.conn.execute(
@@ -190,12 +182,12 @@ class SqliteDatabase:
     ) -> list[LogRow]:
         match = " OR ".join(["instr(body, ?) > 0"] * len(containing)) or "1"
         rows = self.conn.execute(
-            f"SELECT * FROM (SELECT {_ROW_COLUMNS} FROM log"
+            f"SELECT * FROM (SELECT {ROW_COLUMNS} FROM log"
             " WHERE world=? AND kind='event' ORDER BY seq DESC LIMIT ?)"
             f" WHERE {match} LIMIT ?",
             (world, within, *containing, limit),
         ).fetchall()
-        return _rows(reversed(rows))
+        return log_rows(reversed(rows))
 
     def recent_event_ids(self, world: str, limit: int) -> list[tuple[str, int]]:
         rows = self.conn.execute(
@@ -203,7 +195,7 @@ class SqliteDatabase:
             " AND event_id IS NOT NULL ORDER BY seq DESC LIMIT ?",
             (world, limit * 2),
         ).fetchall()
-        return _latest_ids(rows, limit)
+        return latest_event_ids(rows, limit)
 
     def mark_suspect(self, world: str, event_id: str, name: str, script: str) -> None:
         self.conn.execute(
@@ -234,13 +226,6 @@ class SqliteDatabase:
             (world, node, expires),
         ).fetchall()
         return fence
-
-
-def _latest_ids(rows: Iterable[tuple[str, int]], limit: int) -> list[tuple[str, int]]:
-    latest: dict[str, int] = {}
-    for eid, seq in rows:  # newest first: the first seq seen is an event's last row
-        latest.setdefault(eid, seq)
-    return sorted(latest.items(), key=lambda r: r[1])[-limit:]
 
 
 # -- the writer -----------------------------------------------------------------------------------
