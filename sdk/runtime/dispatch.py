@@ -169,8 +169,8 @@ class Dispatcher:
         return fired
 
     async def _fire_conditions(self, ev: BaseEvent) -> None:
-        if isinstance(ev, ConditionSignalled):
-            return
+        """Fire the triggers whose named condition ``ev`` satisfies (``_dispatch`` calls it for
+        every event but a ``ConditionSignalled``, whose triggers its follow-up fires)."""
         token = getattr(ev, "token", None)
         for name in list(self.index.condition_names()):
             cond = self._conditions.get(name)
