@@ -67,11 +67,6 @@ def actor_as(cmd: ChatCommand, ctx: Context, flags: Mapping[str, object]) -> str
     return actor_of(cmd, ctx, str(flags["as"]) if "as" in flags else None)
 
 
-def require_gm(cmd: ChatCommand) -> None:
-    if cmd.role != "gm":
-        raise UsageError("Only the GM may do that.")
-
-
 # -- combat ---------------------------------------------------------------------------------------
 
 

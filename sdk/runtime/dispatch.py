@@ -54,7 +54,8 @@ _FOLLOW_UPS: tuple[type[BaseEvent], ...] = (
     ActionDeclared,
     ConditionSignalled,
 )
-"""In the order of ``_follow_up``'s cases, so the first match is the case that runs."""
+"""In the order of ``_follow_up``'s cases, so the first match is the case that runs (a move's,
+``TokenMoved``, runs in ``_dispatch`` itself)."""
 
 
 class Dispatcher:
@@ -114,7 +115,8 @@ class Dispatcher:
 
     async def _follow_up(self, ev: BaseEvent) -> None:
         """What an event does after its listeners: a chat line may be a command, a command
-        runs, a move or an action fires triggers, a signal fires its conditions' triggers."""
+        runs, an action fires triggers, a signal fires its conditions' triggers (a move's
+        position triggers are fired by ``_dispatch``)."""
         match ev:
             case ChatMessage():
                 cmd = ChatCommand.parse(
@@ -131,8 +133,6 @@ class Dispatcher:
             case ChatCommand():
                 consumed = await self._fire_actions(ev, ev.name, None, ev.token)
                 await self._run_command(ev, consumed)
-            case TokenMoved():
-                await self._fire_positions(ev)
             case ActionDeclared():
                 await self._fire_actions(ev, ev.action, ev.phase, ev.token)
             case ConditionSignalled():
@@ -169,8 +169,8 @@ class Dispatcher:
         return fired
 
     async def _fire_conditions(self, ev: BaseEvent) -> None:
-        if isinstance(ev, ConditionSignalled):
-            return
+        """Fire the triggers whose named condition ``ev`` satisfies (``_dispatch`` calls it for
+        every event but a ``ConditionSignalled``, whose triggers its follow-up fires)."""
         token = getattr(ev, "token", None)
         for name in list(self.index.condition_names()):
             cond = self._conditions.get(name)
