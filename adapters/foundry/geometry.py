@@ -23,7 +23,6 @@ MAX_REGION_CELLS = 40_000
 __all__ = [
     "foundry_cell",
     "foundry_xy",
-    "path_cells",
     "path_legs",
     "region_cells",
     "token_cell",
@@ -53,28 +52,15 @@ def token_cell(tok: FToken, size: float, x: float | None = None, y: float | None
     )
 
 
-def path_cells(
-    tok: FToken, size: float, start: Cell | None, end: Cell, waypoints: Sequence[Point]
-) -> list[Cell]:
-    """The waypoints of a move as cells, ``start`` (when known) and ``end`` included, repeats
-    dropped. Waypoints are top-left corners like the token's own ``x``/``y``."""
-    cells = [] if start is None else [start]
-    for p in waypoints:
-        c = token_cell(tok, size, p.x, p.y)
-        if not cells or c != cells[-1]:
-            cells.append(c)
-    if cells[-1] != end:
-        cells.append(end)
-    return cells
-
-
 def path_legs(
     tok: FToken, size: float, start: Cell | None, end: Cell, waypoints: Sequence[Point]
 ) -> tuple[list[Cell], list[str]]:
-    """:func:`path_cells` with how each leg was moved: the ``action`` of the waypoint it ends
-    at (Foundry v13 movement), ``walk`` when a waypoint names none. A waypoint in the cell
-    before it adds no leg (its action is kept for the next one only if that has none). With
-    ``start`` unknown the first cell is a leg too: from where the runtime has the token."""
+    """The waypoints of a move as cells, ``start`` (when known) and ``end`` included, repeats
+    dropped, with how each leg was moved: the ``action`` of the waypoint it ends at (Foundry
+    v13 movement), ``walk`` when a waypoint names none. Waypoints are top-left corners like
+    the token's own ``x``/``y``. A waypoint in the cell before it adds no leg (its action is
+    kept for the next one only if that has none). With ``start`` unknown the first cell is a
+    leg too: from where the runtime has the token."""
     cells: list[Cell] = [] if start is None else [start]
     actions: list[str] = []
     pending: str | None = None

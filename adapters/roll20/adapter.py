@@ -53,9 +53,9 @@ from adapters.base import (
     check_on_canvas,
     scene_extent,
 )
-from adapters.roll20.geometry import roll20_cell, roll20_xy
+from adapters.roll20.geometry import roll20_cell, roll20_grid, roll20_xy
 from rules.characters import Character
-from rules.geometry import Cell, Grid
+from rules.geometry import Cell
 from rules.numbers import finite_or_none
 from sdk import effects as fx
 from sdk import events as ev
@@ -319,10 +319,8 @@ class Roll20Adapter(Adapter):
         scene = ev.SceneData(
             id=page.id or "page",
             name=page.name,
-            grid=Grid(
-                distance=page.scale_number * (page.snapping_increment or 1.0),
-                units=page.scale_units or "ft",
-                metric=page.metric,
+            grid=roll20_grid(
+                page.scale_number, page.snapping_increment, page.scale_units or "ft", page.metric
             ),
             extent=page.extent,
             **scene_extra,

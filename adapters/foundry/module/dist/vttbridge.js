@@ -3429,19 +3429,7 @@ function watchedMove(token, changes, watch, size) {
   const start = cellOf(token.x, token.y, size, token.width ?? 1, token.height ?? 1);
   const end = cellOf(changes.x ?? token.x, changes.y ?? token.y, size, w, h);
   if (start[0] === end[0] && start[1] === end[1]) return false;
-  const path = line(start, end);
-  for (const m of entries) {
-    if (m.token && m.token !== token._id && m.token !== token.id) continue;
-    if (m.exclude && (m.exclude === token._id || m.exclude === token.id)) continue;
-    if (m.cells == null) return true;
-    const set = new Set(m.cells.map(([x, y]) => `${x},${y}`));
-    for (let i = 1; i < path.length; i++) {
-      if (set.has(`${path[i][0]},${path[i][1]}`) && !set.has(`${path[i - 1][0]},${path[i - 1][1]}`)) {
-        return true;
-      }
-    }
-  }
-  return false;
+  return watchedEntry(token, line(start, end), watch) > 0;
 }
 function xyOf(cell, size, w = 1, h = 1) {
   return [(cell[0] + 0.5) * size - w * size / 2, (cell[1] + 0.5) * size - h * size / 2];

@@ -53,19 +53,7 @@ export function watchedMove(token, changes, watch, size) {
   const start = cellOf(token.x, token.y, size, token.width ?? 1, token.height ?? 1);
   const end = cellOf(changes.x ?? token.x, changes.y ?? token.y, size, w, h);
   if (start[0] === end[0] && start[1] === end[1]) return false;
-  const path = line(start, end);
-  for (const m of entries) {
-    if (m.token && m.token !== token._id && m.token !== token.id) continue;
-    if (m.exclude && (m.exclude === token._id || m.exclude === token.id)) continue;
-    if (m.cells == null) return true;
-    const set = new Set(m.cells.map(([x, y]) => `${x},${y}`));
-    for (let i = 1; i < path.length; i++) {
-      if (set.has(`${path[i][0]},${path[i][1]}`) && !set.has(`${path[i - 1][0]},${path[i - 1][1]}`)) {
-        return true;
-      }
-    }
-  }
-  return false;
+  return watchedEntry(token, line(start, end), watch) > 0;
 }
 
 /** The top-left corner in px that puts a token's centre in `cell` (adapters/foundry:
