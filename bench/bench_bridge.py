@@ -24,6 +24,15 @@ Memory: 1,000 worlds each get a 50-token scene from a client; resident memory is
 of them loaded (live, then after a restart rebuilt them) and after they fell asleep (saved and
 unloaded, the default for worlds without a client; ``--sleep-after``).
 
+Wake (``--part wake``): 1,000 worlds each get a scene from a client, which leaves; they all
+fall asleep (``--sleep-after``); then all 1,000 clients reconnect at once, as after a night
+away, and each sends one token move: the time until every move is acknowledged (each
+connect wakes its world from its snapshot), against the same 1,000 clients connecting to
+the echo and sending one event. Then the clients stay connected and silent (after the
+worlds' snapshot once quiet), and the server's CPU over 5 s is reported: with 1,000
+connections it is their websocket pings and timers, python-engineio's service task, the
+sweeper and the key check, a fixed cost per connection and per world, not a loop.
+
 ``CPU us/ev`` is the server process's CPU time per event (Linux): both servers run at one full
 core under load, so it is what sets events/s, and in a closed loop p50 ~ clients / events/s.
 
@@ -38,7 +47,8 @@ baseline): a like-for-like comparison of the work above the transport.
 
 Targets: at 10 clients the bridge reaches >= 0.6x the echo's events/s and <= 1.5x its p50
 latency; 100 clients connect within 2x the echo's time; 1,000 idle worlds of 50 tokens stay
-under 300 MB resident.
+under 300 MB resident; 1,000 clients reconnecting to sleeping worlds are all answered within
+10 s; 1,000 sleeping worlds and no client cost under 1 % of a core.
 """
 
 from __future__ import annotations
@@ -433,7 +443,7 @@ async def main() -> None:
     ap.add_argument("--durability", choices=["normal", "full"], default="normal")
     ap.add_argument(
         "--part",
-        choices=["all", "speed", "connect", "memory"],
+        choices=["all", "speed", "connect", "memory", "wake"],
         default="all",
         help="what to measure",
     )
@@ -467,6 +477,8 @@ async def main() -> None:
             await connect(Path(tmpdir), [], repeat, args.echo)
         if args.part in ("all", "memory"):
             await memory(Path(tmpdir), n_idle, [])
+        if args.part in ("all", "wake"):
+            await wake(Path(tmpdir), n_idle)
 
 
 async def speed(
@@ -596,6 +608,93 @@ async def memory(tmp: Path, n_idle: int, extra: list[str]) -> None:
         print(f"target under 300 MB: all {n_idle} loaded: {worst:.0f} MB "
               f"{'OK' if worst < 300 else 'MISSED'}; asleep: {mem['asleep']:.0f} MB "
               f"{'OK' if mem['asleep'] < 300 else 'MISSED'}")  # fmt: skip
+
+
+async def reconnect_and_move(
+    url: str, worlds: list[str], world_keys: dict[str, str], bridge: bool
+) -> tuple[float, list[RawClient], aiohttp.ClientSession]:
+    """Seconds for one client per world to connect, all at once, and each to have one token
+    move acknowledged; the clients stay connected (close them and the session)."""
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+    clients = [RawClient(session, url) for _ in worlds]
+    run = os.urandom(4).hex()
+
+    async def one(c: RawClient, w: str) -> None:
+        await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
+        ack = await c.call("tokenMoved", {"id": f"{run}-{w}", "token": "t0", "x": 0, "y": 300})
+        if bridge and not ack.get("ok"):
+            raise RuntimeError(f"refused: {ack}")
+
+    t = time.perf_counter()
+    await asyncio.gather(*(one(c, w) for c, w in zip(clients, worlds, strict=True)))
+    return time.perf_counter() - t, clients, session
+
+
+async def idle_share(proc: subprocess.Popen, seconds: float = 5.0) -> float:
+    """The share of one core ``proc`` uses over ``seconds`` in which nothing is sent."""
+    await asyncio.sleep(0.5)
+    cpu, t = cpu_seconds(proc.pid), time.perf_counter()
+    await asyncio.sleep(seconds)
+    return (cpu_seconds(proc.pid) - cpu) / (time.perf_counter() - t)
+
+
+async def wake(tmp: Path, n: int) -> None:
+    """``n`` sleeping worlds whose clients all come back at once (see the module docstring)."""
+    echo_script = tmp / "echo.py"
+    echo_script.write_text(ECHO_SERVER)
+    db = tmp / "wake.sqlite3"
+    names = [f"wake{i:04d}" for i in range(n)]
+    world_keys = make_worlds(db, names)
+    proc, url = start(serve_cmd(db, sleep_after=1))
+    echo_proc, echo_url = start([sys.executable, str(echo_script)])
+    try:
+        async with aiohttp.ClientSession() as session:
+            sem = asyncio.Semaphore(20)
+
+            async def fill(name: str) -> None:
+                async with sem:
+                    c = RawClient(session, url)
+                    await c.connect({"world": name, "key": world_keys[name], "client": CLIENT})
+                    assert (await c.call("snapshot", scene_payload(50)))["ok"]
+                    await c.close()
+
+            await asyncio.gather(*(fill(name) for name in names))
+        deadline = time.time() + 300
+        while await awake_worlds(url) and time.time() < deadline:
+            await asyncio.sleep(0.5)
+        asleep_share = await idle_share(proc)
+        woke_s, clients, session = await reconnect_and_move(url, names, world_keys, True)
+        try:
+            # the moves' worlds are snapshotted once quiet for 5 s (--snapshot-quiet): that
+            # is work, done once; what follows is idle
+            await asyncio.sleep(6)
+            idle = await idle_share(proc)
+        finally:
+            for c in clients:
+                await c.close()
+            await session.close()
+        echo_s, clients, session = await reconnect_and_move(echo_url, names, {}, False)
+        try:
+            await asyncio.sleep(6)
+            echo_idle = await idle_share(echo_proc)
+        finally:
+            for c in clients:
+                await c.close()
+            await session.close()
+    finally:
+        stop(proc)
+        stop(echo_proc)
+    print()
+    print(f"{n} worlds asleep, no client: the server uses {asleep_share:.2%} of a core")
+    print(
+        f"{n} clients reconnect at once and each moves once: bridge {woke_s:.2f} s (every "
+        f"world woken from its snapshot), echo {echo_s:.2f} s: {woke_s / echo_s:.2f}x"
+    )
+    print(f"then the {n} clients stay connected and silent: the bridge uses {idle:.2%} of a "
+          f"core, the echo {echo_idle:.2%} (their pings and timers)")  # fmt: skip
+    print(f"targets: all answered within 10 s: {woke_s:.2f} s "
+          f"{'OK' if woke_s <= 10 else 'MISSED'}; asleep under 1 % of a core: "
+          f"{asleep_share:.2%} {'OK' if asleep_share < 0.01 else 'MISSED'}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import pydantic_core
 
@@ -53,6 +53,15 @@ def from_row(row: LogRow) -> Message:
     return msg
 
 
+class Batch(NamedTuple):
+    """What :meth:`Outbox.after` read: commands to send, and the cursor once they are sent."""
+
+    messages: list[Message]
+    upto: int
+    """The log position a reader has seen once these are sent: every command up to this seq
+    is among them or before the cursor read from."""
+
+
 @dataclass(eq=False)
 class Subscriber:
     """One connection that receives this world's commands, from its own cursor, in order."""
@@ -60,7 +69,9 @@ class Subscriber:
     sid: str
     role: str
     cursor: int
-    """Seq of the last command sent to this connection."""
+    """The log position (a seq) up to which this connection has been sent every command.
+    Events, snapshots and commands share the seq counter, so it may stand on an event's seq:
+    it moves past the rows between commands too, or a reader would read them forever."""
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -131,17 +142,25 @@ class Outbox:
         for sub in self.subscribers.values():
             sub.wake.set()
 
-    async def after(self, cursor: int, limit: int = 500) -> list[Message]:
-        """Durable commands with seq > ``cursor``, oldest first."""
-        if cursor >= self.published:
-            return []
+    async def after(self, cursor: int, limit: int = 500) -> Batch:
+        """The durable commands with seq > ``cursor``, oldest first (at most ``limit``), and
+        the log position they bring a reader to: past the last of them, or past every row
+        published so far when no command remains (the rows between commands are events and
+        snapshots, which no connection is sent)."""
+        upto = self.published
+        if cursor >= upto:
+            return Batch([], cursor)
         if cursor >= self._recent_floor:
             # indexed, not copied: a pump asks after every commit, from near the end
             recent = self._recent
             i = bisect.bisect_right(recent, cursor, key=_seq)
-            return [recent[j] for j in range(i, min(i + limit, len(recent)))]
+            j = min(i + limit, len(recent))
+            msgs = [recent[k] for k in range(i, j)]
+            return Batch(msgs, msgs[-1]["seq"] if j < len(recent) else upto)
         rows = await self.store.log_after(self.name, cursor, kind="command", limit=limit)
-        return [from_row(r) for r in rows if r.seq <= self.published]
+        msgs = [from_row(r) for r in rows if r.seq <= upto]
+        whole = len(rows) < limit or len(msgs) < len(rows)
+        return Batch(msgs, upto if whole else msgs[-1]["seq"])
 
     async def count_after(self, cursor: int) -> int:
         """How many durable commands have seq > ``cursor``."""

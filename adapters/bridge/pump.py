@@ -24,20 +24,21 @@ async def pump(sess: Session, transport: Transport, is_open: Callable[[], bool])
     sub, box = sess.subscriber, sess.host.outbox
     try:
         while is_open():
-            batch = await box.after(sub.cursor)
-            if not batch:
+            if sub.cursor >= box.published:
+                # nothing durable past the cursor: sleep until a commit publishes some (a
+                # commit sets ``wake``; nothing runs between this test and the wait)
                 sub.wake.clear()
-                if box.published > sub.cursor:
-                    continue  # published while we read
-                if not is_open():
-                    return
                 await sub.wake.wait()
                 continue
-            for msg in batch:
+            batch = await box.after(sub.cursor)
+            for msg in batch.messages:
+                if not is_open():
+                    return
                 await transport.send_command(
                     sid, ns, msg, CommandAcked(sess, msg["seq"], msg["op"])
                 )
                 sub.cursor = msg["seq"]
+            sub.cursor = max(sub.cursor, batch.upto)
     except asyncio.CancelledError:
         pass
     except Exception:

@@ -284,8 +284,8 @@ async def test_a_missed_note_is_read_from_the_log(tmp_path):
         box = remote.outbox
         box.noted(0, 2, msgs[:2])  # heard
         box.noted(4, 6, msgs[4:])  # the note of 3 and 4 was missed
-        assert await box.after(0) == msgs
-        assert await box.after(5) == msgs[5:]
+        assert (await box.after(0)).messages == msgs
+        assert (await box.after(5)).messages == msgs[5:]
         assert await box.count_after(2) == 4
     finally:
         await store.close()
