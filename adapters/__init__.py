@@ -1,3 +1,3 @@
 """What each VTT says: translation of native payloads to domain events and back, and the
-socket bridge (``adapters.bridge``) that hosts them. Imports ``sdk`` and ``rules``; nothing
-imports this package from below."""
+socket bridge (``vttbridge.adapters.bridge``) that hosts them. Imports ``sdk`` and ``rules``;
+nothing imports this package from below."""

@@ -1,5 +1,6 @@
 """The adapter interface: how a VTT's own events become domain events, and effects become the
-VTT's own commands. Pure translation; the socket bridge (``adapters.bridge``) does all I/O.
+VTT's own commands. Pure translation; the socket bridge (``vttbridge.adapters.bridge``) does all
+I/O.
 
 A module author writes one :class:`Adapter` subclass per VTT (or per game system on a VTT)::
 
@@ -32,9 +33,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from sdk.effects import Effect
-    from sdk.events import Event
-    from sdk.world import WorldView
+    from vttbridge.sdk.effects import Effect
+    from vttbridge.sdk.events import Event
+    from vttbridge.sdk.world import WorldView
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def check_on_canvas(
     extent: tuple[float, float] | None, x: float, y: float, path: str, axes: tuple[str, str]
 ) -> None:
     """Raise :class:`TranslationError` ``off_scene`` unless ``x, y`` (px, already finite and
-    within :data:`rules.numbers.MAX_PX` by the models) lie on a canvas of ``extent``."""
+    within :data:`vttbridge.rules.numbers.MAX_PX` by the models) lie on a canvas of ``extent``."""
     if extent is None:
         return
     for value, limit, axis in ((x, extent[0], axes[0]), (y, extent[1], axes[1])):
@@ -125,13 +126,13 @@ class Adapter(ABC):
     def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         """Domain events for one validated native event (often one, possibly none). Raise
         :class:`TranslationError` for payloads that make no sense in this world. ``world`` is
-        for reading only (:class:`sdk.world.WorldView`)."""
+        for reading only (:class:`vttbridge.sdk.world.WorldView`)."""
 
     @abstractmethod
     def translate_out(self, effect: Effect, world: WorldView) -> list[Command]:
         """Native commands that carry out one effect (possibly none: an effect this VTT cannot
         show is dropped, and should be logged by the adapter if that surprises a GM).
-        ``world`` is for reading only (:class:`sdk.world.WorldView`)."""
+        ``world`` is for reading only (:class:`vttbridge.sdk.world.WorldView`)."""
 
 
 def check_adapter(adapter: Adapter) -> None:

@@ -72,8 +72,8 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.bridge import keys  # noqa: E402
-from adapters.bridge.storage import run_blocking  # noqa: E402
+from vttbridge.adapters.bridge import keys  # noqa: E402
+from vttbridge.adapters.bridge.storage import run_blocking  # noqa: E402
 
 NS = "/minitable"
 CLIENT = {"name": "bench", "version": "1"}
@@ -87,12 +87,12 @@ ECHO_SERVER = textwrap.dedent(
     like_bridge = sys.argv[1:] == ["bridge"]
     json_module = None
     if like_bridge:  # the packet JSON the bridge uses
-        from adapters.bridge.packets import PacketJson as json_module
+        from vttbridge.adapters.bridge.packets import PacketJson as json_module
 
     sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*", json=json_module,
                                async_handlers=not like_bridge)
     if like_bridge:  # and its websocket loop
-        from adapters.bridge import websocket
+        from vttbridge.adapters.bridge import websocket
         websocket.install(sio.eio)
     n = 0
 
@@ -279,7 +279,7 @@ def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
 
 def serve_cmd(db: Path, extra: list[str] = (), sleep_after: float = 0) -> list[str]:
     return [
-        sys.executable, "-m", "adapters.bridge", "serve", "--db", str(db), "--port", "0",
+        sys.executable, "-m", "vttbridge", "serve", "--db", str(db), "--port", "0",
         "--no-default-world", "--rate", "0", "--sleep-after", str(sleep_after),
         "--adapter", "tests.bridge.minitable:MiniTable", *extra,
     ]  # fmt: skip

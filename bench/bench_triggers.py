@@ -4,7 +4,7 @@ Each world holds N position triggers (``on_enter`` on one cell each) scattered o
 map, plus one trigger on the moving token's route so every move fires exactly one. A token then
 walks back and forth through ``WorldRuntime.submit(TokenMoved)`` -- the whole path an adapter's
 event takes -- in a world whose trigger index is the real one (cell -> triggers) and in one that
-scans every trigger per move (:class:`sdk.triggers.ScanIndex`), measured in the same run.
+scans every trigger per move (:class:`vttbridge.sdk.triggers.ScanIndex`), measured in the same run.
 
 Targets: at 10,000 triggers the indexed path is at least 20x faster than the scan,
 and its cost per move grows less than 2x from 1,000 to 100,000 triggers.
@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from rules.geometry import Cell
-from sdk import Script, TokenMoved
-from sdk.events import TokenCreated, TokenData
-from sdk.runtime import WorldRuntime
-from sdk.triggers import ScanIndex, TriggerIndex
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk import Script, TokenMoved
+from vttbridge.sdk.events import TokenCreated, TokenData
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.triggers import ScanIndex, TriggerIndex
 
 log = logging.getLogger("bench_triggers")
 MAP = 2000  # cells a side: triggers are spread far from the walk

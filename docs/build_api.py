@@ -1,4 +1,4 @@
-"""Build the API reference of ``sdk`` and ``rules`` from their docstrings with pdoc.
+"""Build the API reference of ``vttbridge.sdk`` and ``vttbridge.rules`` from their docstrings with pdoc.
 
     python docs/build_api.py                 # into docs/api/ (not committed)
     python docs/build_api.py --strict DIR    # CI: any warning while rendering is an error
@@ -21,7 +21,7 @@ import pdoc
 import pdoc.extract
 import pdoc.render
 
-PACKAGES = ("sdk", "rules")
+PACKAGES = ("vttbridge.sdk", "vttbridge.rules")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -49,8 +49,8 @@ def build(out: Path, *, strict: bool = False) -> None:
     with warnings.catch_warnings():
         if strict:
             warnings.simplefilter("error")
-            # pydantic's dataclass __init__ (rules.geometry.Cell) is annotated with a name that
-            # exists only under TYPE_CHECKING inside pydantic: nothing of ours
+            # pydantic's dataclass __init__ (vttbridge.rules.geometry.Cell) is annotated with a
+            # name that exists only under TYPE_CHECKING inside pydantic: nothing of ours
             warnings.filterwarnings("ignore", message=r".*PydanticDataclass.*")
         pdoc.pdoc(*specs, output_directory=out)
 

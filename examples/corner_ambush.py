@@ -17,7 +17,7 @@ the Ready example of ``docs/rules.md`` through it.
 
 from __future__ import annotations
 
-from sdk import Context, Script, TokenMoved, rect
+from vttbridge.sdk import Context, Script, TokenMoved, rect
 
 script = Script("corner_ambush", system="spycraft")
 

@@ -1,9 +1,9 @@
 """The action economy: what each action costs in each system, and the one place every command,
 drag and rule spends through.
 
-A turn's budget is kept by the encounter core (:class:`rules.encounter.Combatant`:
-``half_actions``, ``free_used``, ``actions_taken``; :func:`rules.encounter.check_budget` and
-:func:`rules.encounter.spend`). This module says what an action costs:
+A turn's budget is kept by the encounter core (:class:`vttbridge.rules.encounter.Combatant`:
+``half_actions``, ``free_used``, ``actions_taken``; :func:`vttbridge.rules.encounter.check_budget`
+and :func:`vttbridge.rules.encounter.spend`). This module says what an action costs:
 
 ========  =====================================  ==========================================
 kind      Spycraft 2.0                           Fallout: Equestria
@@ -12,7 +12,7 @@ free      a free action, also out of turn        the same (hiding: once per comb
 half      a half action (2 a turn)               one action (2 a turn, 1 in a surprise round)
 full      a full action (both half actions)      both actions
 move      --                                     one action per move speed of distance,
-                                                 judged by :mod:`rules.foe.movement`
+                                                 judged by :mod:`vttbridge.rules.foe.movement`
 none      not an action (a decision, a choice)   the same
 ========  =====================================  ==========================================
 
@@ -20,7 +20,7 @@ The table :data:`COSTS` names the actions of each system; a cost kind itself (``
 is accepted wherever an action name is, so a script's ``!shoot`` costs ``"attack"`` or
 ``"half"`` alike. Everything that spends goes through :func:`check` (raise, change nothing)
 and :func:`take` (spend): the built-in commands through their rules, a script command's declared
-cost through the runtime, a drag through :func:`rules.foe.movement.move`.
+cost through the runtime, a drag through :func:`vttbridge.rules.foe.movement.move`.
 
 Decisions where the texts are silent:
 
@@ -28,7 +28,7 @@ Decisions where the texts are silent:
   firing it spends nothing. A Ready may not name an action the table knows as a full action.
 - A FoE charge takes both actions, but moves already made this turn (and nothing else) count
   toward it: a drag followed by ``!charge`` is judged as the charge's run
-  (:func:`rules.foe.charge.charge_dragged`).
+  (:func:`vttbridge.rules.foe.charge.charge_dragged`).
 - A refusal says what is left: ``Kevin has only a half action left this turn; a full action
   needs 2.``; in FoE with the movement: ``Mint has only 1 action left this turn and can move
   25 ft more this round; a charge takes both actions.``
@@ -38,10 +38,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from rules.outcome import RuleError
+from vttbridge.rules.outcome import RuleError
 
 if TYPE_CHECKING:
-    from rules.encounter import Encounter
+    from vttbridge.rules.encounter import Encounter
 
 # The encounter core (the budget) is imported at the bottom: importing it runs the system
 # packages, whose rule modules read this module's names (``actions.MOVE``) as they load.
@@ -209,7 +209,9 @@ def left(enc: Encounter, actor: str) -> str:
             n, "a full action"
         ) + " left this turn"
     text = ("no actions" if n == 0 else "only 1 action" if n == 1 else f"{n} actions") + " left"
-    from rules.foe.movement import movement_allowed  # FoE's own rule; it imports this module
+    from vttbridge.rules.foe.movement import (
+        movement_allowed,  # FoE's own rule; it imports this module
+    )
 
     feet = movement_allowed(enc, actor)
     if 0 < feet < float("inf"):
@@ -252,4 +254,4 @@ __all__ = [
 ]
 
 
-from rules.encounter import HALF_ACTIONS, check_budget, spend  # noqa: E402
+from vttbridge.rules.encounter import HALF_ACTIONS, check_budget, spend  # noqa: E402

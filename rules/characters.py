@@ -55,8 +55,8 @@ class Character(BaseModel):
     dodge_bonus: int = 0
     conditions: set[str] = Field(default_factory=set)
     """Conditions the rules put on the character (``standoff``, ``vulnerable``, ``surrendered``,
-    ``dead``...); rules-owned. :func:`rules.conditions.conditions_of` adds those the encounter
-    implies."""
+    ``dead``...); rules-owned. :func:`vttbridge.rules.conditions.conditions_of` adds those the
+    encounter implies."""
 
     # -- Fallout: Equestria ------------------------------------------------------------------
     move: float = 25.0
@@ -73,10 +73,10 @@ class Character(BaseModel):
     horns: Literal[0, 1, 2] = 0
     burrowing: bool = False
     """A burrowing creature (hellhound, sand dog): underground and alone in its tunnel it
-    sneaks under a +50 / 2 MFD stealth field (``rules.foe.sneaking.burrowing_field``)."""
+    sneaks under a +50 / 2 MFD stealth field (``vttbridge.rules.foe.sneaking.burrowing_field``)."""
     underground: bool = False
     """Fully underground now (a sheet flag or ``!stats``; a region named ``tunnel...`` says
-    so too, see ``sdk.chat.foe``)."""
+    so too, see ``vttbridge.sdk.chat.foe``)."""
 
     @property
     def display(self) -> str:

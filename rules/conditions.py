@@ -14,8 +14,8 @@ so no rule has to keep a flag in step with its own state:
 
 from __future__ import annotations
 
-from rules.encounter import Encounter
-from rules.foe.charge import CHARGE
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.foe.charge import CHARGE
 
 DERIVED = ("dying", "readied", "delayed", "sneaking", "charged")
 """Conditions :func:`conditions_of` derives from the encounter."""

@@ -7,12 +7,13 @@ actions (Delay, Ready, Stand Off). Fallout: Equestria gives each combatant two a
 which the budget models as two half actions.
 
 The systems' own rules run when a round or turn begins through the hooks of their
-:class:`rules.systems.System` (the Stand Off Resolve checks, the expiry of a carried-over Ready),
-registered explicitly (:mod:`rules.systems`); Delay, Ready and Stand Off are Spycraft's
+:class:`vttbridge.rules.systems.System` (the Stand Off Resolve checks, the expiry of a carried-over
+Ready),
+registered explicitly (:mod:`vttbridge.rules.systems`); Delay, Ready and Stand Off are Spycraft's
 (``rules/spycraft/``).
 
-This module keeps the budget; what each action costs in each system is :mod:`rules.actions`,
-through which every rule spends it.
+This module keeps the budget; what each action costs in each system is
+:mod:`vttbridge.rules.actions`, through which every rule spends it.
 """
 
 from __future__ import annotations
@@ -23,16 +24,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, GetCoreSchemaHandler
 from pydantic_core import core_schema
-
-from rules import systems
-from rules.characters import Character
-from rules.dice import Roller
-from rules.geometry import Cell, Grid
-from rules.options import Options
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules import systems
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import Outcome, RuleError
 
 # The system state models (SpycraftState, FoEState) are imported at the bottom: importing them
-# runs the system packages' __init__, which import their rule modules (rules.spycraft.ready...),
+# runs the system packages' __init__, which import their rule modules
+# (vttbridge.rules.spycraft.ready...),
 # and those import names from this module, so every name must be defined by then.
 
 ActionCost = Literal["free", "half", "full"]
@@ -176,7 +177,7 @@ def roll_initiative(enc: Encounter, actor: str, roller: Roller) -> tuple[int, Ou
     """Roll one character's IC: Spycraft 1d20 + Initiative; FoE the world's formula + bonuses."""
     ch = enc.character(actor)
     if enc.options.system == "foe":
-        from rules.foe.initiative import initiative_expression  # FoE's per-system formula
+        from vttbridge.rules.foe.initiative import initiative_expression  # FoE's per-system formula
 
         expr = initiative_expression(enc.options, ch)
     else:
@@ -372,7 +373,7 @@ def check_budget(
 ) -> None:
     """Raise unless ``actor`` may spend ``cost`` now. Free actions may be taken out of turn.
     ``taken_over``: half actions already spent that this action takes over (a FoE charge
-    judged over this turn's moves, see :mod:`rules.actions`)."""
+    judged over this turn's moves, see :mod:`vttbridge.rules.actions`)."""
     ch = enc.character(actor)
     cb = enc.combatant(actor)
     for cond, why in BLOCKING_CONDITIONS.items():
@@ -418,7 +419,7 @@ def take_action(enc: Encounter, actor: str, cost: ActionCost, what: str) -> Outc
 
 # -- system state (see the note at the imports) ----------------------------------------------
 
-from rules.foe.state import FoEState  # noqa: E402
-from rules.spycraft.state import SpycraftState  # noqa: E402
+from vttbridge.rules.foe.state import FoEState  # noqa: E402
+from vttbridge.rules.spycraft.state import SpycraftState  # noqa: E402
 
 Encounter.model_rebuild()

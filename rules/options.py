@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from rules.geometry import DiagonalMetric
+from vttbridge.rules.geometry import DiagonalMetric
 
 DEFAULT_MFD_LADDER = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
 
@@ -31,12 +30,14 @@ class Options(BaseModel):
 
     system: str = "spycraft"
     """Which rule system the world plays: ``spycraft`` (Spycraft 2.0), ``foe`` (Fallout:
-    Equestria), or another registered one (:mod:`rules.systems`)."""
+    Equestria), or another registered one (:mod:`vttbridge.rules.systems`)."""
 
     @field_validator("system")
     @classmethod
     def _known_system(cls, name: str) -> str:
-        from rules import systems  # the registry imports the system packages, which import us
+        from vttbridge.rules import (
+            systems,  # the registry imports the system packages, which import us
+        )
 
         try:
             systems.get(name)
@@ -84,6 +85,7 @@ class Options(BaseModel):
     """The MFD rungs (multipliers on a roll-under target, each above 0), hardest to easiest."""
     charge_fear_check: bool = False
     stealth_fields: dict[str, FieldStats] = Field(default_factory=dict)
-    """Named stealth fields, over the built-in ones (``rules.foe.sneaking.STEALTH_FIELDS``:
+    """Named stealth fields, over the built-in ones
+    (``vttbridge.rules.foe.sneaking.STEALTH_FIELDS``:
     invisibility, stealthbuck, zebra-cloak, whose numbers the text does not give [assumed]):
     name -> ``{"bonus": n, "mfd": m}``. A name given here replaces the built-in of that name."""

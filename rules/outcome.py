@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, Field
-
-from rules.dice import Roll
+from vttbridge.rules.dice import Roll
 
 
 class RuleError(Exception):

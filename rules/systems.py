@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from rules.dice import Roller
-from rules.outcome import Outcome
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.outcome import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,6 @@ def _scan() -> None:
             log.exception("cannot load game system %s = %s", ep.name, ep.value)
             continue
         if not isinstance(system, System):
-            log.error("game system entry point %s is not a rules.systems.System", ep.name)
+            log.error("game system entry point %s is not a vttbridge.rules.systems.System", ep.name)
             continue
         _registry.setdefault(system.name, system)

@@ -2,7 +2,7 @@
 
 A script::
 
-    from sdk import Script, TokenMoved, rect
+    from vttbridge.sdk import Script, TokenMoved, rect
 
     script = Script("ambush")
     script.region("corner", rect(10, 4, 12, 6))
@@ -11,15 +11,15 @@ A script::
     def sprung(event: TokenMoved, ctx):
         ctx.say(f"{ctx.name(event.token)} rounds the corner!")
 
-See :class:`sdk.script.Script` for the decorators, :class:`sdk.context.Context` for what a
-callback can do, :class:`sdk.runtime.WorldRuntime` for running a world, and
-:mod:`sdk.testing` for testing a script without a VTT.
+See :class:`vttbridge.sdk.script.Script` for the decorators, :class:`vttbridge.sdk.context.Context`
+for what a callback can do, :class:`vttbridge.sdk.runtime.WorldRuntime` for running a world, and
+:mod:`vttbridge.sdk.testing` for testing a script without a VTT.
 """
 
-from rules.geometry import Cell, Grid
-from rules.outcome import RuleError
-from sdk.context import Context
-from sdk.effects import (
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.rules.outcome import RuleError
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.effects import (
     EFFECT_ADAPTER,
     AdvanceTurn,
     AskPlayer,
@@ -30,8 +30,8 @@ from sdk.effects import (
     UpdateStats,
     UpdateToken,
 )
-from sdk.errors import EventRejected, ScriptError, UsageError
-from sdk.events import (
+from vttbridge.sdk.errors import EventRejected, ScriptError, UsageError
+from vttbridge.sdk.events import (
     EVENT_ADAPTER,
     ActionDeclared,
     ActorUpdated,
@@ -58,10 +58,10 @@ from sdk.events import (
     TokenUpdated,
     TurnStarted,
 )
-from sdk.regions import Region, cells, line, rect, within
-from sdk.runtime import WorldRuntime
-from sdk.script import Script
-from sdk.triggers import ActionSpec, ConditionSpec, EnterSpec, WithinSpec
+from vttbridge.sdk.regions import Region, cells, line, rect, within
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.script import Script
+from vttbridge.sdk.triggers import ActionSpec, ConditionSpec, EnterSpec, WithinSpec
 
 __all__ = [
     "EFFECT_ADAPTER",

@@ -1,7 +1,8 @@
 """Movement budgets for the VTT: what each token may still move this turn, sent when it changes.
 
-In a Fallout: Equestria fight this script sends a :class:`sdk.effects.MovementBudget` for the
-token whose turn it is whenever its budget (:func:`rules.foe.movement.budget`) differs from the
+In a Fallout: Equestria fight this script sends a :class:`vttbridge.sdk.effects.MovementBudget` for
+the token whose turn it is whenever its budget (:func:`vttbridge.rules.foe.movement.budget`) differs
+from the
 one sent last: at each turn change (the previous token's too: it may no longer move), after a
 move and after a command or an answer that spent an action. When the fight ends, every token
 it sent a budget for gets ``budget=None``. The VTT shows it where the player drags (Foundry:
@@ -18,17 +19,17 @@ spend happens after the listeners of its ``ChatCommand`` ran, so for commands an
 check runs in an internal :class:`BudgetCheck` event dispatched after them (scripts that listen
 to every event see it, ``type="budget_check"``).
 
-This is a built-in: every world loads it (:func:`sdk.runtime.scripts.builtin_scripts`).
+This is a built-in: every world loads it (:func:`vttbridge.sdk.runtime.scripts.builtin_scripts`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from rules.foe.movement import budget_figures
-from sdk.context import Context
-from sdk.effects import MovementBudget
-from sdk.events import (
+from vttbridge.rules.foe.movement import budget_figures
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.effects import MovementBudget
+from vttbridge.sdk.events import (
     ActorUpdated,
     BaseEvent,
     ChatCommand,
@@ -44,7 +45,7 @@ from sdk.events import (
     TokenUpdated,
     TurnStarted,
 )
-from sdk.script import Script
+from vttbridge.sdk.script import Script
 
 SCRIPT_NAME = "budget"
 

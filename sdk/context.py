@@ -14,22 +14,22 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
-from rules import actions
-from rules.characters import RULES_OWNED, Character
-from rules.dice import Roll, Roller
-from rules.encounter import Encounter
-from rules.geometry import Cell
-from rules.options import Options
-from rules.outcome import Outcome, RuleError
-from sdk.effects import BaseEffect, PostChat, UpdateToken
-from sdk.errors import UsageError
-from sdk.events import BaseEvent, ChatCommand, ConditionSignalled
-from sdk.regions import Region
-from sdk.triggers import SPEC_ADAPTER
-from sdk.world import Prompt, Token, Watch, World, WorldSettings, check_stats
+from vttbridge.rules import actions
+from vttbridge.rules.characters import RULES_OWNED, Character
+from vttbridge.rules.dice import Roll, Roller
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import Outcome, RuleError
+from vttbridge.sdk.effects import BaseEffect, PostChat, UpdateToken
+from vttbridge.sdk.errors import UsageError
+from vttbridge.sdk.events import BaseEvent, ChatCommand, ConditionSignalled
+from vttbridge.sdk.regions import Region
+from vttbridge.sdk.triggers import SPEC_ADAPTER
+from vttbridge.sdk.world import Prompt, Token, Watch, World, WorldSettings, check_stats
 
 if TYPE_CHECKING:
-    from sdk.script import Script
+    from vttbridge.sdk.script import Script
 
 
 E = TypeVar("E", bound=BaseEvent)
@@ -37,7 +37,8 @@ E = TypeVar("E", bound=BaseEvent)
 
 
 class WorldAccess(Protocol):
-    """What a :class:`Context` asks of the world runtime (:class:`sdk.runtime.WorldRuntime`
+    """What a :class:`Context` asks of the world runtime
+    (:class:`vttbridge.sdk.runtime.WorldRuntime`
     implements it): the world, the roller, and the calls that change the world or wait in it.
     Each runs inside the world's current step."""
 
@@ -212,8 +213,8 @@ class Context:
 
     def character(self, token: str) -> Character:
         """The rules' character for a token (its stats and rule state). What a callback changes
-        of its rules-owned values (``rules.characters.RULES_OWNED``, ``conditions``) goes back
-        to the VTT after the callback, as a rule's changes do."""
+        of its rules-owned values (``vttbridge.rules.characters.RULES_OWNED``, ``conditions``) goes
+        back to the VTT after the callback, as a rule's changes do."""
         tid = self.token(token).id
         self._rt.touch(tid)
         return self.encounter.character(tid)
@@ -369,8 +370,8 @@ class Context:
 
     def spend(self, token: str, cost: str = "half", what: str = "") -> bool:
         """Spend ``cost`` from a token's action budget through the rules' economy
-        (:mod:`rules.actions`): ``"half"``, ``"full"``, ``"free"`` or an action the rules name
-        (``"attack"``), recorded as ``what``. In combat and in the turn order only (a free
+        (:mod:`vttbridge.rules.actions`): ``"half"``, ``"full"``, ``"free"`` or an action the rules
+        name (``"attack"``), recorded as ``what``. In combat and in the turn order only (a free
         action also out of turn); returns whether anything was spent. Raises ``RuleError``
         saying what is left, nothing spent, when he cannot."""
         tid = self.token(token).id
@@ -393,7 +394,7 @@ class Context:
         owner: str | None = None,
     ) -> Watch:
         """Create (or replace) a trigger kept in world state: ``spec`` is a trigger spec from
-        :mod:`sdk.triggers` (or its dict), ``handler`` the name of this script's
+        :mod:`vttbridge.sdk.triggers` (or its dict), ``handler`` the name of this script's
         ``@script.watch_handler``, ``owner`` the token it is for (a Ready's: conditions and the
         handler see it as ``ctx.owner``)."""
         if self.script is None:
@@ -465,7 +466,7 @@ class Context:
         ``check(event)`` is true; raises :class:`TimeoutError` after ``timeout`` seconds.
         With one type the result has that type for a type checker:
         ``moved = await ctx.wait_for(TokenMoved, check=lambda e: e.token == "t1")`` is a
-        :class:`sdk.events.TokenMoved`."""
+        :class:`vttbridge.sdk.events.TokenMoved`."""
         return await self._rt.wait_event(event_types or (BaseEvent,), check, timeout, self.script)
 
     async def sleep(self, seconds: float) -> None:
@@ -503,8 +504,8 @@ class Context:
         return self._rt.commands()
 
     def set_option(self, name: str, value: Any) -> None:
-        """Change a rules ⚙ option (:class:`rules.options.Options`) or a runtime setting
-        (:class:`sdk.world.WorldSettings`), validated. Raises :class:`UsageError`."""
+        """Change a rules ⚙ option (:class:`vttbridge.rules.options.Options`) or a runtime setting
+        (:class:`vttbridge.sdk.world.WorldSettings`), validated. Raises :class:`UsageError`."""
         from pydantic import ValidationError
 
         name = name.lower().replace("-", "_")

@@ -1,5 +1,5 @@
-"""Chat commands and the rules' action economy (:mod:`rules.actions`): who a command acts for,
-the check before a command with a declared cost runs, and the spend after it succeeded.
+"""Chat commands and the rules' action economy (:mod:`vttbridge.rules.actions`): who a command acts
+for, the check before a command with a declared cost runs, and the spend after it succeeded.
 
 ``@script.command("shoot", cost="half")`` (a cost kind, or an action the economy names, such as
 ``"attack"``) makes the runtime:
@@ -10,7 +10,7 @@ the check before a command with a declared cost runs, and the spend after it suc
    refusal ("Kevin has only a half action left this turn; a full action needs 2.") is whispered
    to the player and the callback does not run;
 3. spend it once the callback has returned without an error; a callback that raises
-   (:class:`sdk.UsageError`, :class:`rules.outcome.RuleError`, anything) spends nothing. A
+   (:class:`sdk.UsageError`, :class:`vttbridge.rules.outcome.RuleError`, anything) spends nothing. A
    callback whose rule call already spent from the actor's budget (a built-in's rule: ``!ready``
    spends its full action itself) is not charged twice.
 
@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rules import actions
-from rules.encounter import Encounter
+from vttbridge.rules import actions
+from vttbridge.rules.encounter import Encounter
 
 if TYPE_CHECKING:
-    from sdk.events import ChatCommand
-    from sdk.world import World
+    from vttbridge.sdk.events import ChatCommand
+    from vttbridge.sdk.world import World
 
 
 def command_actor(cmd: ChatCommand, world: World) -> str | None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-
-from rules.foe.movement import MoveBudget
-from rules.geometry import Cell, DiagonalMetric
+from vttbridge.rules.foe.movement import MoveBudget
+from vttbridge.rules.geometry import Cell, DiagonalMetric
 
 
 class BaseEffect(BaseModel):
@@ -36,7 +35,8 @@ class PostChat(BaseEffect):
 
 class UpdateToken(BaseEffect):
     """Change a token: move it to ``cell`` and/or set other ``fields`` (``name``, ``hidden``...,
-    named as in :class:`sdk.events.TokenData`). ``animate=False`` for corrections (reverts)."""
+    named as in :class:`vttbridge.sdk.events.TokenData`). ``animate=False`` for corrections
+    (reverts)."""
 
     type: Literal["update_token"] = "update_token"
     token: str
@@ -82,7 +82,8 @@ class AskPlayer(BaseEffect):
 
 
 class UpdateStats(BaseEffect):
-    """Write rules-owned stats (``rules.characters.RULES_OWNED``: action dice, stress, wound and
+    """Write rules-owned stats (``vttbridge.rules.characters.RULES_OWNED``: action dice, stress,
+    wound and
     vitality points) of ``token``'s character back to its sheet: the values the rules changed
     them to. The runtime sends it after every step in which a rule changed one; the adapter
     writes each where the sheet is read from (its per-system table)."""
@@ -94,7 +95,7 @@ class UpdateStats(BaseEffect):
 
 
 class UpdateConditions(BaseEffect):
-    """These conditions are now on ``token`` (``rules.conditions.conditions_of``: the
+    """These conditions are now on ``token`` (``vttbridge.rules.conditions.conditions_of``: the
     character's own and those the encounter implies); ``removed`` were on it and are no longer.
     The adapter shows those its tables map (Foundry status effects, Roll20 status markers)."""
 
@@ -108,8 +109,8 @@ class UpdateConditions(BaseEffect):
 
 class MovementBudget(BaseEffect):
     """What ``token`` may still move this turn by the rules (Fallout: Equestria:
-    :func:`rules.foe.movement.budget`, in the grid's units), sent when it changed: at a turn
-    change and after a move or an action (:mod:`sdk.budget`). ``budget`` None:
+    :func:`vttbridge.rules.foe.movement.budget`, in the grid's units), sent when it changed: at a
+    turn change and after a move or an action (:mod:`vttbridge.sdk.budget`). ``budget`` None:
     nothing limits its movement any more (the fight is over, it left the turn order). A VTT
     shows it where the player drags (Foundry: the Token Ruler's colours; Roll20: a whisper
     after a drag)."""
@@ -143,7 +144,7 @@ class WatchMoves(BaseEffect):
     """The moves the bridge wants to see before they happen, for ``scene`` (all scenes when
     None): the VTT holds a move that one of ``watches`` matches until the bridge releases it
     (:class:`ReleaseMove`), at most ``max_hold_ms``. An empty ``watches`` list ends all
-    holding. Sent by the held-moves script (:mod:`sdk.holds`); an adapter whose VTT cannot
+    holding. Sent by the held-moves script (:mod:`vttbridge.sdk.holds`); an adapter whose VTT cannot
     hold moves drops it."""
 
     type: Literal["watch_moves"] = "watch_moves"

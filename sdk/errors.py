@@ -5,7 +5,8 @@ from __future__ import annotations
 
 class EventRejected(Exception):
     """An event the world refuses (unknown token, unknown prompt, bad stats...). Raised by
-    :meth:`sdk.runtime.WorldRuntime.submit` before anything changed: the world is untouched.
+    :meth:`vttbridge.sdk.runtime.WorldRuntime.submit` before anything changed: the world is
+    untouched.
 
     ``code`` is stable and machine-readable (the bridge puts it in the ack), ``message`` is a
     sentence a GM can read, ``path`` points at the offending field when there is one.

@@ -1,7 +1,8 @@
 """Typed domain events: what happened at the table, in VTT-neutral terms.
 
 An adapter translates a VTT's native payload into one of these and submits it to the world's
-:class:`sdk.runtime.WorldRuntime`. The runtime also produces events itself (``source="runtime"``):
+:class:`vttbridge.sdk.runtime.WorldRuntime`. The runtime also produces events itself
+(``source="runtime"``):
 when the rules start a turn, a :class:`TurnStarted` is dispatched to every listener, whatever
 caused it. Listeners therefore see every turn start, every IC change, every combat start; the
 runtime's own state updates only act on events that came from outside (``source="vtt"``), so
@@ -25,8 +26,7 @@ import shlex
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-
-from rules.geometry import Cell, Grid
+from vttbridge.rules.geometry import Cell, Grid
 
 Role = Literal["gm", "player", "observer"]
 EventSource = Literal["vtt", "runtime", "script"]
@@ -72,14 +72,16 @@ class TokenData(BaseModel):
     """-1 hostile, 0 neutral, 1 friendly (Foundry's scale)."""
     hidden: bool = False
     stats: dict[str, Any] = Field(default_factory=dict)
-    """Rule stats for this token over its actor's (:class:`rules.characters.Character` fields)."""
+    """Rule stats for this token over its actor's (:class:`vttbridge.rules.characters.Character`
+    fields)."""
     vtt: dict[str, Any] = Field(default_factory=dict)
     """The adapter's own data about the token (Foundry: ``width``/``height`` in cells); the
     runtime keeps it and never reads it."""
 
 
 class ActorData(BaseModel):
-    """An actor sheet mapped to rule stats (``rules.characters.Character`` field names)."""
+    """An actor sheet mapped to rule stats (``vttbridge.rules.characters.Character`` field
+    names)."""
 
     id: str
     name: str = ""

@@ -36,10 +36,12 @@ Scripts that listen to every event (``BaseEvent``) also see this script's intern
 Limits: a prompt that a later, derived event opens (a script's ``on_enter`` that signals a
 condition) is not waited for; the move is released at the first check without one.
 
-This is a built-in: every world loads it (see :func:`sdk.runtime.scripts.builtin_scripts`), so
+This is a built-in: every world loads it (see
+:func:`vttbridge.sdk.runtime.scripts.builtin_scripts`), so
 nothing needs ``--script``. It emits no effect until a Ready is declared on the attempt. Its
-effects, :class:`sdk.effects.WatchMoves` and :class:`sdk.effects.ReleaseMove`, are members of
-:data:`sdk.effects.Effect`; an adapter whose VTT cannot hold moves drops them (logged).
+effects, :class:`vttbridge.sdk.effects.WatchMoves` and :class:`vttbridge.sdk.effects.ReleaseMove`,
+are members of
+:data:`vttbridge.sdk.effects.Effect`; an adapter whose VTT cannot hold moves drops them (logged).
 """
 
 from __future__ import annotations
@@ -47,10 +49,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
-from rules.geometry import Cell
-from sdk.context import Context
-from sdk.effects import MoveWatch, ReleaseMove, WatchMoves
-from sdk.events import (
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.effects import MoveWatch, ReleaseMove, WatchMoves
+from vttbridge.sdk.events import (
     ActionDeclared,
     BaseEvent,
     ChatCommand,
@@ -61,8 +63,8 @@ from sdk.events import (
     TimerFired,
     TokenMoved,
 )
-from sdk.regions import within
-from sdk.script import Script
+from vttbridge.sdk.regions import within
+from vttbridge.sdk.script import Script
 
 log = logging.getLogger(__name__)
 

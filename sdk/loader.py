@@ -4,7 +4,7 @@ group (discord.py's ``load_extension`` shape: a module's :class:`Script` objects
 
 A file is imported under a private module name (``vttbridge_script_<stem>_<n>``), a new one each
 time it is imported again, so a reload really re-executes the file; the worlds share one import
-per file through :mod:`sdk.script_host`. An entry point names a module, a
+per file through :mod:`vttbridge.sdk.script_host`. An entry point names a module, a
 :class:`Script` object or a ``setup`` callable (``my_pkg.triggers:script``).
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sdk.errors import ScriptError
-from sdk.script import Script
+from vttbridge.sdk.errors import ScriptError
+from vttbridge.sdk.script import Script
 
 log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "vttbridge.scripts"
@@ -37,7 +37,7 @@ class ScriptSource:
     kind: str  # "file" | "module" | "object" | "entry_point"
     ref: str
     path: Path | None = None
-    """A file's resolved path (the :mod:`sdk.script_host` key)."""
+    """A file's resolved path (the :mod:`vttbridge.sdk.script_host` key)."""
 
 
 def import_file(path: str | Path) -> ModuleType:
@@ -107,7 +107,7 @@ def script_path(source: Any) -> Path | None:
 def load_source(source: Any) -> tuple[list[Script], ScriptSource]:
     """Resolve one ``scripts=`` item: a Script, a module, a ``.py`` path or a module name.
     A file is imported afresh (to check it); worlds share theirs through
-    :mod:`sdk.script_host`."""
+    :mod:`vttbridge.sdk.script_host`."""
     if isinstance(source, Script):
         return [source], ScriptSource("object", source.name)
     if isinstance(source, ModuleType):

@@ -10,8 +10,7 @@ import math
 from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel, Field, PrivateAttr
-
-from rules.geometry import Cell, Grid
+from vttbridge.rules.geometry import Cell, Grid
 
 XY = tuple[int, int]
 

@@ -3,7 +3,7 @@
 A script module either creates ``script = Script("name")`` at module level and decorates its
 functions, or defines ``setup(script)`` which receives a fresh :class:`Script`::
 
-    from sdk import Script, TokenMoved, rect
+    from vttbridge.sdk import Script, TokenMoved, rect
 
     script = Script("ambush")
     script.region("corner", rect(10, 4, 12, 6))
@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rules import actions
-from rules.geometry import Cell
-from sdk.events import BaseEvent, ChatCommand, TokenMoved
-from sdk.regions import Region
-from sdk.triggers import EnterSpec, WithinSpec
+from vttbridge.rules import actions
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.events import BaseEvent, ChatCommand, TokenMoved
+from vttbridge.sdk.regions import Region
+from vttbridge.sdk.triggers import EnterSpec, WithinSpec
 
 F = typing.TypeVar("F", bound=Callable[..., Any])
 Role = Literal["observer", "player", "gm"]
@@ -89,7 +89,7 @@ class CommandHandler(Registered):
     role: Role = "player"
     aliases: tuple[str, ...] = ()
     cost: str | None = None
-    """What the command costs its actor in combat (see :mod:`sdk.economy`), or None."""
+    """What the command costs its actor in combat (see :mod:`vttbridge.sdk.economy`), or None."""
 
 
 @dataclass(eq=False)
@@ -144,7 +144,7 @@ class Script:
     unload_hooks: list[Hook] = field(default_factory=list)
     move_judges: list[MoveJudge] = field(default_factory=list)
     trusted: bool = False
-    """Built-in: its plain callbacks run without the watchdog (:mod:`sdk.watchdog`)."""
+    """Built-in: its plain callbacks run without the watchdog (:mod:`vttbridge.sdk.watchdog`)."""
 
     def __post_init__(self) -> None:
         if self.file is None:
@@ -189,9 +189,10 @@ class Script:
 
         ``cost`` is what the command costs its actor in combat: ``"half"``, ``"full"``,
         ``"free"`` (FoE: ``"action"``, ``"both"``), or an action the rules name (``"attack"``,
-        ``"ready"``, ``"charge"``: see :mod:`rules.actions`). The runtime checks it before the
-        callback runs and spends it once the callback succeeded (:mod:`sdk.economy`); a command
-        refused for want of budget does not run, one that raises spends nothing."""
+        ``"ready"``, ``"charge"``: see :mod:`vttbridge.rules.actions`). The runtime checks it
+        before the
+        callback runs and spends it once the callback succeeded (:mod:`vttbridge.sdk.economy`); a
+        command refused for want of budget does not run, one that raises spends nothing."""
         if cost is not None:
             _check_cost(cost, self.system, name)
 
@@ -228,7 +229,8 @@ class Script:
         return deco
 
     def choice(self, kind: str) -> Callable[[F], F]:
-        """Resolve prompts made from rules ``Choice``s of ``kind``: ``(prompt, answer, ctx)``."""
+        """Resolve prompts made from vttbridge.rules ``Choice``s of ``kind``: ``(prompt, answer,
+        ctx)``."""
 
         def deco(fn: F) -> F:
             self.choices[kind] = ChoiceHandler(self, fn, kind=kind)
@@ -281,10 +283,11 @@ class Script:
     def before_move(self, fn: F) -> F:
         """Judge every token move from outside (the VTT) before it is applied: ``fn(event:
         TokenMoved, ctx)`` returns None to let it through, or a rules ``Outcome`` (a rule it
-        called, e.g. :func:`rules.foe.movement.move`) that is applied, unannounced, once the
-        token is placed. Raising :class:`rules.outcome.RuleError` refuses the move: the world
-        keeps the token where it was, the VTT is told to put it back, the mover and the GM are
-        told why, and listeners get a :class:`sdk.events.MoveRefused` instead of the
+        called, e.g. :func:`vttbridge.rules.foe.movement.move`) that is applied, unannounced, once
+        the
+        token is placed. Raising :class:`vttbridge.rules.outcome.RuleError` refuses the move: the
+        world keeps the token where it was, the VTT is told to put it back, the mover and the GM are
+        told why, and listeners get a :class:`vttbridge.sdk.events.MoveRefused` instead of the
         ``TokenMoved``. A judge must be a plain function (it runs before anything else)."""
         if inspect.iscoroutinefunction(fn):
             raise TypeError(
@@ -308,7 +311,7 @@ class Script:
     def region(
         self, name: str, cells: Iterable[Cell | tuple[int, int]], *, scene: str | None = None
     ) -> Region:
-        """Define a named region (see :mod:`sdk.regions` for shapes); it joins the world's
+        """Define a named region (see :mod:`vttbridge.sdk.regions` for shapes); it joins the world's
         regions when the script loads."""
         reg = Region(
             name=name, cells=[_cell(c) for c in cells], scene=scene, source=f"script:{self.name}"
@@ -336,7 +339,7 @@ def _check_cost(cost: str, system: str | None, command: str) -> None:
 
 
 def _default_condition_types() -> tuple[type[BaseEvent], ...]:
-    from sdk.events import ActionDeclared
+    from vttbridge.sdk.events import ActionDeclared
 
     return (TokenMoved, ChatCommand, ActionDeclared)
 

@@ -26,10 +26,9 @@ from types import ModuleType
 from typing import Any, Protocol
 
 import watchfiles
-
-from sdk.errors import ScriptError
-from sdk.loader import import_file, scripts_of
-from sdk.script import Script
+from vttbridge.sdk.errors import ScriptError
+from vttbridge.sdk.loader import import_file, scripts_of
+from vttbridge.sdk.script import Script
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +36,7 @@ __all__ = ["HostedFile", "ScriptHost", "ScriptUser", "script_host"]
 
 
 class ScriptUser(Protocol):
-    """A world that uses hosted script files (:class:`sdk.runtime.WorldRuntime`)."""
+    """A world that uses hosted script files (:class:`vttbridge.sdk.runtime.WorldRuntime`)."""
 
     def script_file_changed(
         self, path: Path, scripts: list[Script] | None, error: ScriptError | None

@@ -1,7 +1,7 @@
 """A test harness for scripts: a world in memory, scripted dice, a hand-driven clock, and
 helpers to feed events and assert on the effects -- no VTT, no network::
 
-    from sdk.testing import WorldHarness
+    from vttbridge.sdk.testing import WorldHarness
 
     async def test_ambush():
         async with WorldHarness("examples/corner_ambush.py", dice=[15]) as w:
@@ -10,8 +10,8 @@ helpers to feed events and assert on the effects -- no VTT, no network::
             effects = await w.move("bob", (5, 2))
             assert w.said("rounds the corner", effects)
 
-``dice`` are the faces the dice show, in order (a :class:`rules.dice.ScriptedRoller`); push
-more with ``w.dice(...)``. ``await w.advance(60)`` moves the clock on, firing prompt and
+``dice`` are the faces the dice show, in order (a :class:`vttbridge.rules.dice.ScriptedRoller`);
+push more with ``w.dice(...)``. ``await w.advance(60)`` moves the clock on, firing prompt and
 ``wait_for`` timeouts, and returns the effects they produced.
 """
 
@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rules.dice import Roller, ScriptedRoller
-from rules.geometry import Cell, Grid
-from rules.options import Options
-from sdk.clock import ManualClock
-from sdk.effects import (
+from vttbridge.rules.dice import Roller, ScriptedRoller
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.rules.options import Options
+from vttbridge.sdk.clock import ManualClock
+from vttbridge.sdk.effects import (
     AdvanceTurn,
     AskPlayer,
     BaseEffect,
@@ -33,7 +33,7 @@ from sdk.effects import (
     SetInitiative,
     UpdateToken,
 )
-from sdk.events import (
+from vttbridge.sdk.events import (
     BaseEvent,
     ChatMessage,
     Player,
@@ -43,8 +43,8 @@ from sdk.events import (
     TokenData,
     TokenMoved,
 )
-from sdk.runtime import WorldRuntime
-from sdk.world import Prompt, WorldSettings
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.world import Prompt, WorldSettings
 
 CellLike = Cell | tuple[int, int]
 

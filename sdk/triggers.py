@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-
-from rules.geometry import Cell
+from vttbridge.rules.geometry import Cell
 
 XY = tuple[int, int]
 _EMPTY: frozenset[int] = frozenset()
@@ -79,7 +78,7 @@ POSITION_KINDS = ("enter", "within")
 @dataclass(eq=False)
 class Trigger:
     """An indexed trigger. ``handler`` is the script callback (a static decorator) or None
-    when ``watch`` names a :class:`sdk.world.Watch` whose handler the runtime looks up."""
+    when ``watch`` names a :class:`vttbridge.sdk.world.Watch` whose handler the runtime looks up."""
 
     id: int
     spec: Any

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from adapters.bridge import keys
-from adapters.bridge.storage import StoreError, run_blocking
-from rules.options import Options
+from vttbridge.adapters.bridge import keys
+from vttbridge.adapters.bridge.storage import StoreError, run_blocking
+from vttbridge.rules.options import Options
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 

@@ -31,7 +31,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TypeVar
 
-from adapters.bridge.ratelimit import TokenBucket
+from vttbridge.adapters.bridge.ratelimit import TokenBucket
 
 K = TypeVar("K")
 V = TypeVar("V")

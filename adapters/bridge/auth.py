@@ -17,12 +17,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
-
-from adapters.bridge import keys
-from adapters.bridge.attempts import AttemptLimits, Attempts
-from adapters.bridge.hosting import Hosting, WorldUnavailable
-from adapters.bridge.protocol import PROTOCOL_VERSION, SUPPORTED_PROTOCOLS, Auth, ErrorCode
-from adapters.bridge.worldhost import WorldHost
+from vttbridge.adapters.bridge import keys
+from vttbridge.adapters.bridge.attempts import AttemptLimits, Attempts
+from vttbridge.adapters.bridge.hosting import Hosting, WorldUnavailable
+from vttbridge.adapters.bridge.protocol import (
+    PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOLS,
+    Auth,
+    ErrorCode,
+)
+from vttbridge.adapters.bridge.worldhost import WorldHost
 
 log = logging.getLogger("vttbridge")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from adapters.bridge.ratelimit import TokenBucket
+from vttbridge.adapters.bridge.ratelimit import TokenBucket
 
 log = logging.getLogger("vttbridge")
 

@@ -21,8 +21,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from adapters.base import AdapterRegistry, registry
-from adapters.bridge.storage import Storage, StoreError, describe, run_blocking
+from vttbridge.adapters.base import AdapterRegistry, registry
+from vttbridge.adapters.bridge.storage import Storage, StoreError, describe, run_blocking
 
 DEFAULT_DB = "vttbridge.sqlite3"
 DEFAULT_WORLD = "default"
@@ -312,7 +312,7 @@ def _print_keys(name: str, gm: str, observer: str) -> None:
 
 
 def cmd_world(args: argparse.Namespace) -> int:
-    from adapters.bridge.admin import create_world, reset_keys
+    from vttbridge.adapters.bridge.admin import create_world, reset_keys
 
     try:
         if args.world_command == "create":
@@ -364,7 +364,7 @@ def cmd_world(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from adapters.bridge.server import Bridge, BridgeConfig, WorldConfig, create_world
+    from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, WorldConfig, create_world
 
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
@@ -373,8 +373,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     for noisy in ("aiohttp.access", "socketio", "engineio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    from sdk.errors import ScriptError
-    from sdk.loader import load_source
+    from vttbridge.sdk.errors import ScriptError
+    from vttbridge.sdk.loader import load_source
 
     for script in args.script:
         try:  # fail now, with the script's own error, rather than once per world
@@ -445,7 +445,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from adapters.bridge import schema
+    from vttbridge.adapters.bridge import schema
 
     files = schema.write(args.out, _adapters(args.adapter))
     print(f"Wrote {len(files)} JSON Schemas to {args.out}/ (index.json lists them).")
@@ -453,7 +453,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from adapters.bridge import demo
+    from vttbridge.adapters.bridge import demo
 
     demo.main()
     return 0

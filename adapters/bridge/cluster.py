@@ -36,19 +36,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from adapters.base import Adapter
-from adapters.bridge.inbound import read_payload
-from adapters.bridge.outbox import Message, Outbox, Subscriber
-from adapters.bridge.protocol import Ack, ErrorCode, ack_error
-from adapters.bridge.storage import StoreError, hide_password
+from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge.inbound import read_payload
+from vttbridge.adapters.bridge.outbox import Message, Outbox, Subscriber
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from vttbridge.adapters.bridge.storage import StoreError, hide_password
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
     from redis.asyncio.client import PubSub
-
-    from adapters.bridge.hosting import Hosting
-    from adapters.bridge.storage import Storage, WorldRecord
-    from adapters.bridge.worldhost import WorldHost
+    from vttbridge.adapters.bridge.hosting import Hosting
+    from vttbridge.adapters.bridge.storage import Storage, WorldRecord
+    from vttbridge.adapters.bridge.worldhost import WorldHost
 
 log = logging.getLogger("vttbridge")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.bridge.attempts import AttemptLimits
+from vttbridge.adapters.bridge.attempts import AttemptLimits
 
 
 @dataclass

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 
-from sdk import AdvanceTurn, AskPlayer, PostChat, Script, SetInitiative, UpdateToken, rect
-from sdk.testing import WorldHarness
+from vttbridge.sdk import AdvanceTurn, AskPlayer, PostChat, Script, SetInitiative, UpdateToken, rect
+from vttbridge.sdk.testing import WorldHarness
 
 KEVIN_PLAYER = "p-kevin"
 CORNER = rect(10, 4, 11, 6)

@@ -2,9 +2,9 @@
 log), woken on first use, snapshotted when quiet, put to sleep when idle (``--sleep-after``).
 
 :class:`Hosting` owns the database the hosted worlds share
-(:class:`~adapters.bridge.storage.Storage`) and this node's world leases
-(:class:`~adapters.bridge.storage.LeaseKeeper`): a world is loaded only under its lease, and
-unloaded without saving when the database refuses its rows (another node took it over).
+(:class:`~vttbridge.adapters.bridge.storage.Storage`) and this node's world leases
+(:class:`~vttbridge.adapters.bridge.storage.LeaseKeeper`): a world is loaded only under its lease,
+and unloaded without saving when the database refuses its rows (another node took it over).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from adapters.base import Adapter
-from adapters.bridge.cluster import Cluster, RemoteWorld
-from adapters.bridge.config import BridgeConfig
-from adapters.bridge.process import duration, trim_memory
-from adapters.bridge.storage import (
+from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
+from vttbridge.adapters.bridge.config import BridgeConfig
+from vttbridge.adapters.bridge.process import duration, trim_memory
+from vttbridge.adapters.bridge.storage import (
     LeaseKeeper,
     Storage,
     StoreError,
@@ -27,9 +27,9 @@ from adapters.bridge.storage import (
     default_node_id,
     open_storage,
 )
-from adapters.bridge.worldhost import WorldHost
-from rules.options import Options
-from sdk.loader import entry_point_sources
+from vttbridge.adapters.bridge.worldhost import WorldHost
+from vttbridge.rules.options import Options
+from vttbridge.sdk.loader import entry_point_sources
 
 log = logging.getLogger("vttbridge")
 

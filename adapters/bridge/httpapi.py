@@ -8,15 +8,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-
-from adapters.bridge import dashboard, install
-from adapters.bridge.auth import Refused
-from adapters.bridge.cluster import RemoteWorld
-from adapters.bridge.hosting import WorldUnavailable
-from adapters.bridge.protocol import PROTOCOL_VERSION, ErrorCode
+from vttbridge.adapters.bridge import dashboard, install
+from vttbridge.adapters.bridge.auth import Refused
+from vttbridge.adapters.bridge.cluster import RemoteWorld
+from vttbridge.adapters.bridge.hosting import WorldUnavailable
+from vttbridge.adapters.bridge.protocol import PROTOCOL_VERSION, ErrorCode
 
 if TYPE_CHECKING:
-    from adapters.bridge.server import Bridge
+    from vttbridge.adapters.bridge.server import Bridge
 
 KEY_HEADER = "X-World-Key"
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-
-from adapters.base import Adapter, Inbound
-from adapters.bridge.packets import REFUSED, PacketJson, json_error
-from adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
+from vttbridge.adapters.base import Adapter, Inbound
+from vttbridge.adapters.bridge.packets import REFUSED, PacketJson, json_error
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
 
 
 def read_payload(adapter: Adapter, event: str, args: tuple) -> Inbound | Ack:

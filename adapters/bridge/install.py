@@ -37,11 +37,11 @@ only."""
 
 
 def _foundry(path: str) -> bytes:
-    return resources.files("adapters.foundry").joinpath("module", path).read_bytes()
+    return resources.files("vttbridge.adapters.foundry").joinpath("module", path).read_bytes()
 
 
 def _roll20(path: str) -> bytes:
-    return resources.files("adapters.roll20").joinpath(path).read_bytes()
+    return resources.files("vttbridge.adapters.roll20").joinpath(path).read_bytes()
 
 
 def mod_script() -> bytes:

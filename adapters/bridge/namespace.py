@@ -1,5 +1,5 @@
 """One adapter's socket.io namespace (``/<adapter name>``): a VTT client's connect, events and
-disconnect, handed to the bridge's :class:`~adapters.bridge.session.Sessions`."""
+disconnect, handed to the bridge's :class:`~vttbridge.adapters.bridge.session.Sessions`."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 import socketio
-
-from adapters.base import Adapter
-from adapters.bridge.sockets import client_address, connect_answer
+from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge.sockets import client_address, connect_answer
 
 if TYPE_CHECKING:
-    from adapters.bridge.session import Sessions
+    from vttbridge.adapters.bridge.session import Sessions
 
 
 class AdapterNamespace(socketio.AsyncNamespace):

@@ -19,9 +19,8 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 import pydantic_core
-
-from adapters.base import Command
-from adapters.bridge.storage import LogRow, Storage, WorldLog
+from vttbridge.adapters.base import Command
+from vttbridge.adapters.bridge.storage import LogRow, Storage, WorldLog
 
 Message = dict[str, Any]
 """A command's wire message."""

@@ -37,9 +37,8 @@ import pydantic_core
 import socketio
 from engineio.async_socket import AsyncSocket
 from socketio import packet as sio_packet
-
-from adapters.bridge.badinput import BadInput
-from adapters.bridge.protocol import ErrorCode, ack_error
+from vttbridge.adapters.bridge.badinput import BadInput
+from vttbridge.adapters.bridge.protocol import ErrorCode, ack_error
 
 REFUSED = "\x00refused"
 """The name an event refused by the packet layer is handled under (no VTT names one so)."""

@@ -7,7 +7,7 @@ and its last packet ends up malformed. :func:`handle_post_request` reads the bod
 arrives, split into its packets (``\\x1e`` between them): a packet up to ``limit`` bytes is
 handled whole; of a larger one only the first ``packets.KEEP`` bytes are kept, the rest
 dropped unread, so the socket.io layer can still answer it (``payload_too_large``).
-:func:`install` puts it on each new engine.io socket (:class:`~adapters.bridge.packets.
+:func:`install` puts it on each new engine.io socket (:class:`~vttbridge.adapters.bridge.packets.
 SocketServer` does, as a connection opens).
 """
 
@@ -19,9 +19,8 @@ from typing import Any
 
 import engineio
 from engineio.async_socket import AsyncSocket
-
-from adapters.bridge.packets import KEEP, OversizedText, close_connection
-from adapters.bridge.websocket import bad_input, decode
+from vttbridge.adapters.bridge.packets import KEEP, OversizedText, close_connection
+from vttbridge.adapters.bridge.websocket import bad_input, decode
 
 SEPARATOR = 0x1E
 

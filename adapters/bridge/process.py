@@ -9,8 +9,7 @@ import logging
 import signal
 
 from aiohttp import web
-
-from adapters.bridge import install
+from vttbridge.adapters.bridge import install
 
 log = logging.getLogger("vttbridge")
 

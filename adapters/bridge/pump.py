@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from adapters.bridge.session import Session
-    from adapters.bridge.sockets import Transport
+    from vttbridge.adapters.bridge.session import Session
+    from vttbridge.adapters.bridge.sockets import Transport
 
 log = logging.getLogger("vttbridge")
 

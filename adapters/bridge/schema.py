@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
-
-from adapters.base import Adapter
-from adapters.bridge.protocol import ENVELOPE_MODELS, PROTOCOL_VERSION
+from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge.protocol import ENVELOPE_MODELS, PROTOCOL_VERSION
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -42,9 +41,9 @@ def _schema(model: type[BaseModel] | TypeAdapter, title: str) -> dict[str, Any]:
 
 def schemas(adapters: Iterable[Adapter]) -> dict[str, tuple[str, dict[str, Any]]]:
     """Relative path -> (description, schema) for everything ``write`` would write."""
-    from adapters.bridge.dashboard.feed import NAMESPACE, SCHEMAS
-    from sdk.effects import EFFECT_ADAPTER
-    from sdk.events import EVENT_ADAPTER
+    from vttbridge.adapters.bridge.dashboard.feed import NAMESPACE, SCHEMAS
+    from vttbridge.sdk.effects import EFFECT_ADAPTER
+    from vttbridge.sdk.events import EVENT_ADAPTER
 
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     for name, model in ENVELOPE_MODELS.items():

@@ -39,19 +39,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from aiohttp import web
-
-from adapters.base import AdapterRegistry, AdapterSource, Inbound
-from adapters.bridge.admin import create_world
-from adapters.bridge.auth import Admitted, Authenticator, Opened
-from adapters.bridge.config import BridgeConfig, WorldConfig
-from adapters.bridge.hosting import Hosting
-from adapters.bridge.httpapi import KEY_HEADER, HttpApi
-from adapters.bridge.namespace import AdapterNamespace
-from adapters.bridge.process import announce, listen_app, stop_signal
-from adapters.bridge.session import Sessions
-from adapters.bridge.sockets import SioTransport, Transport, new_socket_server
-from adapters.bridge.storage import LeaseKeeper, Storage
-from adapters.bridge.worldhost import WorldHost
+from vttbridge.adapters.base import AdapterRegistry, AdapterSource, Inbound
+from vttbridge.adapters.bridge.admin import create_world
+from vttbridge.adapters.bridge.auth import Admitted, Authenticator, Opened
+from vttbridge.adapters.bridge.config import BridgeConfig, WorldConfig
+from vttbridge.adapters.bridge.hosting import Hosting
+from vttbridge.adapters.bridge.httpapi import KEY_HEADER, HttpApi
+from vttbridge.adapters.bridge.namespace import AdapterNamespace
+from vttbridge.adapters.bridge.process import announce, listen_app, stop_signal
+from vttbridge.adapters.bridge.session import Sessions
+from vttbridge.adapters.bridge.sockets import SioTransport, Transport, new_socket_server
+from vttbridge.adapters.bridge.storage import LeaseKeeper, Storage
+from vttbridge.adapters.bridge.worldhost import WorldHost
 
 log = logging.getLogger("vttbridge")
 
@@ -85,7 +84,7 @@ class Bridge:
         self.port: int | None = None
         self._key_watch: asyncio.Task | None = None
         self._runner: web.AppRunner | None = None
-        from adapters.bridge.dashboard.feed import DashboardFeed  # it imports this module
+        from vttbridge.adapters.bridge.dashboard.feed import DashboardFeed  # it imports this module
 
         self.dashboards = DashboardFeed(self)
         """The dashboard pages' views and answers (``dashboard/``)."""
@@ -189,7 +188,7 @@ class Bridge:
 
     # -- the key watch's view of the connections -----------------------------------------------
     def _opened(self) -> list[Opened]:
-        from adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
+        from vttbridge.adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
 
         opened = [
             Opened(s.host.name, s.role, s.verifier, s.sid, s.adapter.ns)
@@ -203,7 +202,7 @@ class Bridge:
 
     async def _unloaded(self, host: WorldHost) -> None:
         """Close the connections of a world this node lost (``Hosting.lost``)."""
-        from adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
+        from vttbridge.adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
 
         viewers = self.dashboards.viewers.values()
         gone = [(s.sid, s.adapter.ns) for s in self.sessions.values() if s.host is host]

@@ -20,18 +20,18 @@ from collections.abc import Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from adapters.base import Adapter, Inbound
-from adapters.bridge.auth import Refused
-from adapters.bridge.cluster import RemoteWorld
-from adapters.bridge.inbound import read_payload
-from adapters.bridge.outbox import Subscriber
-from adapters.bridge.protocol import Ack, ErrorCode, ack_error
-from adapters.bridge.pump import pump
-from adapters.bridge.ratelimit import TokenBucket, WorldBuckets
-from adapters.bridge.worldhost import WorldHost
+from vttbridge.adapters.base import Adapter, Inbound
+from vttbridge.adapters.bridge.auth import Refused
+from vttbridge.adapters.bridge.cluster import RemoteWorld
+from vttbridge.adapters.bridge.inbound import read_payload
+from vttbridge.adapters.bridge.outbox import Subscriber
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from vttbridge.adapters.bridge.pump import pump
+from vttbridge.adapters.bridge.ratelimit import TokenBucket, WorldBuckets
+from vttbridge.adapters.bridge.worldhost import WorldHost
 
 if TYPE_CHECKING:
-    from adapters.bridge.server import Bridge
+    from vttbridge.adapters.bridge.server import Bridge
 
 log = logging.getLogger("vttbridge")
 

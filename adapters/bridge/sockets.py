@@ -20,10 +20,9 @@ from functools import partial
 from typing import Any, Protocol
 
 import socketio
-
-from adapters.bridge import polling, websocket
-from adapters.bridge.config import BridgeConfig
-from adapters.bridge.packets import SocketServer, packet_class
+from vttbridge.adapters.bridge import polling, websocket
+from vttbridge.adapters.bridge.config import BridgeConfig
+from vttbridge.adapters.bridge.packets import SocketServer, packet_class
 
 log = logging.getLogger("vttbridge")
 
@@ -59,7 +58,7 @@ def client_address(environ: dict) -> str:
 
 def connect_answer(refusal: dict[str, Any] | None) -> bool:
     """What a namespace's connect handler returns: True, or (raised) the refusal ``{message,
-    data}`` (:attr:`~adapters.bridge.auth.Refused.refusal`), which the client gets as its
+    data}`` (:attr:`~vttbridge.adapters.bridge.auth.Refused.refusal`), which the client gets as its
     ``connect_error``."""
     if refusal is None:
         return True

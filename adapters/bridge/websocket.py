@@ -37,9 +37,8 @@ from aiohttp import web
 from engineio import packet
 from engineio.async_drivers import aiohttp as eio_aiohttp
 from engineio.async_socket import AsyncSocket
-
-from adapters.bridge.badinput import BadInput
-from adapters.bridge.packets import KEEP, OversizedText
+from vttbridge.adapters.bridge.badinput import BadInput
+from vttbridge.adapters.bridge.packets import KEEP, OversizedText
 
 log = logging.getLogger(__name__)
 
@@ -262,7 +261,7 @@ class _Closed(Exception):
 
 class _Reader:
     """Reads one websocket's messages; ends it after ``timeout`` seconds of silence. A message
-    the gate cut is read as :class:`~adapters.bridge.packets.OversizedText` (text) or
+    the gate cut is read as :class:`~vttbridge.adapters.bridge.packets.OversizedText` (text) or
     ``b""`` (binary)."""
 
     def __init__(self, ws: web.WebSocketResponse, timeout: float, limit: int) -> None:

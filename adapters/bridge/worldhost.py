@@ -31,19 +31,18 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-
-from adapters.base import Adapter, Command, Inbound, TranslationError
-from adapters.bridge import outbox
-from adapters.bridge.config import WorldConfig
-from adapters.bridge.outbox import Outbox, Subscriber
-from adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
-from adapters.bridge.storage import Lease, NotOwner, Storage
-from sdk.clock import Handle, SystemClock
-from sdk.effects import PostChat
-from sdk.errors import EventRejected
-from sdk.events import EVENT_ADAPTER, BaseEvent
-from sdk.runtime import WorldRuntime
-from sdk.watchdog import Guard
+from vttbridge.adapters.base import Adapter, Command, Inbound, TranslationError
+from vttbridge.adapters.bridge import outbox
+from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.outbox import Outbox, Subscriber
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
+from vttbridge.adapters.bridge.storage import Lease, NotOwner, Storage
+from vttbridge.sdk.clock import Handle, SystemClock
+from vttbridge.sdk.effects import PostChat
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import EVENT_ADAPTER, BaseEvent
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.watchdog import Guard
 
 log = logging.getLogger(__name__)
 

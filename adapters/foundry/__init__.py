@@ -2,18 +2,18 @@
 ``module/``, the companion Foundry module a GM installs.
 
 Register the adapter with the bridge through the ``vttbridge.adapters`` entry point
-(``foundry = "adapters.foundry:FoundryAdapter"``) or explicitly::
+(``foundry = "vttbridge.adapters.foundry:FoundryAdapter"``) or explicitly::
 
-    from adapters.base import register_adapter
-    from adapters.foundry import FoundryAdapter
+    from vttbridge.adapters.base import register_adapter
+    from vttbridge.adapters.foundry import FoundryAdapter
 
     register_adapter(FoundryAdapter)
 
 Moves a Ready watches on the attempt are held by the module until the Ready resolves; the
-built-in :mod:`sdk.holds` script, which every world loads, decides which and when.
+built-in :mod:`vttbridge.sdk.holds` script, which every world loads, decides which and when.
 """
 
-from adapters.foundry.adapter import FLAG, FoundryAdapter, roll_text
-from adapters.foundry.models import INBOUND, OUTBOUND
+from vttbridge.adapters.foundry.adapter import FLAG, FoundryAdapter, roll_text
+from vttbridge.adapters.foundry.models import INBOUND, OUTBOUND
 
 __all__ = ["FLAG", "INBOUND", "OUTBOUND", "FoundryAdapter", "roll_text"]

@@ -5,12 +5,13 @@ command out is one Foundry call the module makes (``ChatMessage.create``, ``Toke
 ``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``, ``Actor.update``,
 ``Actor.toggleStatusEffect``).
 
-A token's movement budget this turn (:class:`sdk.effects.MovementBudget`) is written to the
-token as ``flags.vttbridge.budget`` (``Token.update``): Foundry shares a document's flags with
+A token's movement budget this turn (:class:`vttbridge.sdk.effects.MovementBudget`) is written to
+the token as ``flags.vttbridge.budget`` (``Token.update``): Foundry shares a document's flags with
 every client, so each player's Token Ruler colours a drag by it without asking the bridge.
 
 What the rules change on a character goes back to its sheet through the same per-system table
-that read it (:mod:`adapters.foundry.systems`): ``Actor.update`` at the path each stat was read
+that read it (:mod:`vttbridge.adapters.foundry.systems`): ``Actor.update`` at the path each stat
+was read
 from (the snapshot records them in the actor's and token's ``vtt`` data), of the world actor for
 a linked token and of the token's synthetic actor (its delta) for an unlinked one. The conditions
 the rules put on a character show as the token's status effects, mapped in the same table.
@@ -32,8 +33,7 @@ import math
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
-
-from adapters.base import (
+from vttbridge.adapters.base import (
     Adapter,
     Command,
     Inbound,
@@ -41,13 +41,13 @@ from adapters.base import (
     check_on_canvas,
     scene_extent,
 )
-from rules.characters import RULES_OWNED
-from rules.geometry import Cell, Grid
-from sdk import effects as fx
-from sdk import events as ev
-from sdk import holds
-from sdk.events import Event
-from sdk.world import WorldView
+from vttbridge.rules.characters import RULES_OWNED
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.sdk import effects as fx
+from vttbridge.sdk import events as ev
+from vttbridge.sdk import holds
+from vttbridge.sdk.events import Event
+from vttbridge.sdk.world import WorldView
 
 from .geometry import foundry_xy, path_legs, region_cells, token_cell
 from .models import (
@@ -235,7 +235,7 @@ class FoundryAdapter(Adapter):
     def _in_preUpdateToken(self, p: PreUpdateTokenHook, world: Any) -> list[Event]:
         """A held move: the attempt, reported before Foundry commits it. The runtime sees the
         move now; the module completes it when the bridge answers (see
-        :mod:`sdk.holds`)."""
+        :mod:`vttbridge.sdk.holds`)."""
         if "x" not in p.changes and "y" not in p.changes:
             return []
         if world is not None and holds.SCRIPT_NAME not in (_get(world, "store") or {}):

@@ -3,8 +3,8 @@ Ready and a Stand Off over a real socket.io connection, printing the chat as the
 
 The simulated client speaks the companion module's protocol (the same payloads, the same held
 moves, one "Foundry call" per command, acknowledged) against an in-memory table, so the demo
-needs neither Foundry nor Node. Run ``python -m adapters.foundry.demo`` (or ``vttbridge demo``
-once the CLI names it). Dice are real: the numbers change from run to run, the story does not
+needs neither Foundry nor Node. Run ``python -m vttbridge.adapters.foundry.demo`` (or ``vttbridge
+demo`` once the CLI names it). Dice are real: the numbers change from run to run, the story does not
 (Kevin's Reflex is high enough that holding back always succeeds).
 """
 
@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import socketio
-
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.foundry import FLAG, FoundryAdapter
-from adapters.foundry.geometry import crossed, foundry_cell
-from adapters.foundry.text import strip_html
-from rules.geometry import Cell
+from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
+from vttbridge.adapters.foundry import FLAG, FoundryAdapter
+from vttbridge.adapters.foundry.geometry import crossed, foundry_cell
+from vttbridge.adapters.foundry.text import strip_html
+from vttbridge.rules.geometry import Cell
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from adapters.base import TranslationError
-from rules.geometry import Cell
-from sdk.regions import line_xy
+from vttbridge.adapters.base import TranslationError
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.regions import line_xy
 
 from .models import FRegion, FRegionShape, FToken, Point
 

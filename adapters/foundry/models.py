@@ -20,9 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from typing_extensions import TypedDict
-
-from adapters.base import Inbound
-from rules.numbers import (
+from vttbridge.adapters.base import Inbound
+from vttbridge.rules.numbers import (
     CellIndex,
     CellPx,
     Count,
@@ -582,7 +581,7 @@ class CombatUpdateData(BaseModel):
 
 class SceneUpdateData(BaseModel):
     """``scene.update(data)``: used for ``flags.vttbridge.watch``, the moves the bridge wants to
-    see before they happen (see :mod:`sdk.holds`)."""
+    see before they happen (see :mod:`vttbridge.sdk.holds`)."""
 
     model_config = _DOC
 

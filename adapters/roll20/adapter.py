@@ -3,8 +3,8 @@
 Inbound events are the Roll20 event names the Mod script forwards (see :data:`INBOUND`); every
 command out is one sandbox call the Mod makes: ``sendChat``, ``set`` on a graphic,
 ``Campaign.set`` of the turn order (merged there with the live order, see
-:func:`adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod holds)
-and ``budget`` (the whisper of what is left of a token's movement after a drag in a fight).
+:func:`vttbridge.adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod
+holds) and ``budget`` (the whisper of what is left of a token's movement after a drag in a fight).
 
 Two things differ from Foundry and shape this module:
 
@@ -24,8 +24,8 @@ Who follows whom: a token that represents a character follows that character's a
 Mod forwards those named ``<statPrefix><stat>``, ``vttb_move`` by default) whether or not a bar
 is linked; the bars the Mod's ``bars`` setting maps to stats are the token's own values over the
 character's. What the rules change goes back the same way (``setStats``, see
-:class:`adapters.roll20.models.SetStatsData`): to the token's bar for that stat when the bar
-holds it, else to the character's attribute, but only for the character's own token (a linked
+:class:`vttbridge.adapters.roll20.models.SetStatsData`): to the token's bar for that stat when the
+bar holds it, else to the character's attribute, but only for the character's own token (a linked
 bar, or its only token on the page): five goblins sharing one sheet keep their stress in their
 bars, or in the bridge. Conditions show as status markers (``markers.json``), merged into the
 token's live ``statusmarkers``.
@@ -44,8 +44,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
-
-from adapters.base import (
+from vttbridge.adapters.base import (
     Adapter,
     Command,
     Inbound,
@@ -53,14 +52,14 @@ from adapters.base import (
     check_on_canvas,
     scene_extent,
 )
-from adapters.roll20.geometry import roll20_cell, roll20_grid, roll20_xy
-from rules.characters import Character
-from rules.geometry import Cell
-from rules.numbers import finite_or_none
-from sdk import effects as fx
-from sdk import events as ev
-from sdk.events import Event
-from sdk.world import WorldView
+from vttbridge.adapters.roll20.geometry import roll20_cell, roll20_grid, roll20_xy
+from vttbridge.rules.characters import Character
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.numbers import finite_or_none
+from vttbridge.sdk import effects as fx
+from vttbridge.sdk import events as ev
+from vttbridge.sdk.events import Event
+from vttbridge.sdk.world import WorldView
 
 from .models import (
     BAR_NAMES,
@@ -98,7 +97,7 @@ COMMAND = "vttbridge"
 """The Mod's own chat command (``!vttbridge``); never forwarded as a domain command."""
 HP = "hp"
 DAMAGE_STATS = frozenset({HP, "vitality", "wounds"})
-"""Bar meanings whose decrease is damage (:class:`sdk.events.DamageDealt`)."""
+"""Bar meanings whose decrease is damage (:class:`vttbridge.sdk.events.DamageDealt`)."""
 _INLINE = re.compile(r"\$\[\[(\d+)\]\]")
 
 INBOUND: dict[str, type[Inbound]] = {
@@ -786,7 +785,7 @@ class Roll20Adapter(Adapter):
 
     def _watch(self, effect: fx.WatchMoves, world: Any) -> Command:
         """The built-in holds script's watch set (``watch_moves``, see
-        :mod:`sdk.holds`) as the Mod's ``watch`` command."""
+        :mod:`vttbridge.sdk.holds`) as the Mod's ``watch`` command."""
         watches = []
         for w in _get(effect, "watches", []) or []:
             cells = _get(w, "cells")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from rules.geometry import Cell, DiagonalMetric, Grid
+from vttbridge.rules.geometry import Cell, DiagonalMetric, Grid
 
 ROLL20_UNIT_PX = 70
 """Roll20: one grid unit is 70 px; a cell is 70 px x snapping_increment."""

@@ -26,11 +26,10 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
-
-from adapters.base import Inbound
-from adapters.roll20.geometry import ROLL20_UNIT_PX
-from rules.geometry import DiagonalMetric
-from rules.numbers import MAX_PX, MIN_CELL_PX, Distance, Finite, Px, Size, bounded
+from vttbridge.adapters.base import Inbound
+from vttbridge.adapters.roll20.geometry import ROLL20_UNIT_PX
+from vttbridge.rules.geometry import DiagonalMetric
+from vttbridge.rules.numbers import MAX_PX, MIN_CELL_PX, Distance, Finite, Px, Size, bounded
 
 log = logging.getLogger(__name__)
 
@@ -399,7 +398,8 @@ class SendChatData(BaseModel):
 
 class BudgetData(BaseModel):
     """After an accepted drag in a fight, what is left of the token's movement this turn (the
-    rules' :func:`rules.foe.movement.budget`, in the page's units): the Mod whispers ``message``
+    rules' :func:`vttbridge.rules.foe.movement.budget`, in the page's units): the Mod whispers
+    ``message``
     (a ``sendChat`` line, its ``/w`` included) to the mover, unless its ``budget`` setting is
     off. Roll20 has no ruler to colour, so this is where the player sees it."""
 
@@ -439,7 +439,8 @@ class SetData(BaseModel):
 
 
 class SetStatsData(BaseModel):
-    """The rules' changes to a token's stats (``rules.characters.RULES_OWNED``), written where
+    """The rules' changes to a token's stats (``vttbridge.rules.characters.RULES_OWNED``), written
+    where
     they are read from. For each, the Mod sets the bar its ``bars`` setting maps to the stat when
     that bar is linked (its attribute) or holds a number; else the ``<statPrefix><stat>``
     attribute of ``character`` (created when missing) when the token is that character's own (a
@@ -466,7 +467,7 @@ class TurnOrderPatch(BaseModel):
     """A change to the turn order the Mod merges into the *live* order when it applies it
     (read, merge, write in one synchronous step of the sandbox), so rows the bridge does not own
     (custom rows, tokens it does not know) are never clobbered. See
-    :func:`adapters.roll20.turnorder.merge_turnorder`, which the Mod mirrors."""
+    :func:`vttbridge.adapters.roll20.turnorder.merge_turnorder`, which the Mod mirrors."""
 
     set: list[TurnRow] = Field(default_factory=list)
     """Rows whose ``pr`` to set (a missing row is appended)."""

@@ -17,9 +17,8 @@ import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from adapters.roll20.models import TurnOrderPatch
-from rules.numbers import MAX_NUMBER, finite_or_none
+from vttbridge.adapters.roll20.models import TurnOrderPatch
+from vttbridge.rules.numbers import MAX_NUMBER, finite_or_none
 
 CUSTOM_ID = "-1"
 _ROUND = re.compile(r"^\s*round\b", re.IGNORECASE)

@@ -1,11 +1,12 @@
 """Fallout: Equestria rules: surprise round, movement and running, charge, jumping, sneaking;
 one rule per module. :data:`SYSTEM` is the system the ``vttbridge.systems`` entry point group
-registers (:mod:`rules.systems`): its round hook ends the surprise round, its turn hook clears
-the per-turn FoE state. ``rules.encounter`` imports ``rules.foe.state`` at its end, so these
-modules may import the core's names.
+registers (:mod:`vttbridge.rules.systems`): its round hook ends the surprise round, its turn hook
+clears
+the per-turn FoE state. ``vttbridge.rules.encounter`` imports ``vttbridge.rules.foe.state`` at its
+end, so these modules may import the core's names.
 """
 
-from rules.foe import (  # noqa: F401  (the package's API)
+from vttbridge.rules.foe import (  # noqa: F401  (the package's API)
     charge,
     checks,
     initiative,
@@ -16,16 +17,16 @@ from rules.foe import (  # noqa: F401  (the package's API)
     surprise,
     turns,
 )
-from rules.foe.charge import (
+from vttbridge.rules.foe.charge import (
     charge_attack,
     charge_dragged,
     charge_fear_check,
     horn_charge_damage,
 )
-from rules.foe.initiative import initiative_expression, initiative_modifier
-from rules.foe.jumping import can_clear, high_jump, jump, long_jump
-from rules.foe.movement import dodge, move, movement_allowed, round_cap
-from rules.foe.sneaking import (
+from vttbridge.rules.foe.initiative import initiative_expression, initiative_modifier
+from vttbridge.rules.foe.jumping import can_clear, high_jump, jump, long_jump
+from vttbridge.rules.foe.movement import dodge, move, movement_allowed, round_cap
+from vttbridge.rules.foe.sneaking import (
     BURROWING,
     STEALTH_FIELDS,
     block,
@@ -39,14 +40,14 @@ from rules.foe.sneaking import (
     stop_sneaking,
     weight_penalty,
 )
-from rules.foe.state import FoEState, StealthField
-from rules.foe.surprise import (
+from vttbridge.rules.foe.state import FoEState, StealthField
+from vttbridge.rules.foe.surprise import (
     is_sneak_attack_target,
     sneak_attack,
     sneak_attack_damage,
     start_surprise_round,
 )
-from rules.systems import System
+from vttbridge.rules.systems import System
 
 SYSTEM = System(
     "foe",

@@ -10,8 +10,8 @@ line at the target), and :func:`charge_dragged` declares what he has already mov
 charge (a player drags his token along a path in the VTT, then says ``!charge <target>``). The
 dragged path is judged whole, as the VTT reported it (Foundry waypoints, Roll20 ``lastmove``):
 an L-shaped drag is no charge. Moves are the only thing he may have done; they become the
-charge's two actions (:mod:`rules.actions`). A refused declaration changes nothing: his moves
-stand as moves.
+charge's two actions (:mod:`vttbridge.rules.actions`). A refused declaration changes nothing: his
+moves stand as moves.
 
 Horns: a horn attack at the end of a charge deals +3d6, so a one-horn charge deals 6d6 + STR; a
 two-horned charger (minotaur, buffalo) deals 6d10 + STR instead.
@@ -27,14 +27,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules import actions
-from rules.characters import Character
-from rules.dice import Roller
-from rules.encounter import Combatant, Encounter, require_turn
-from rules.foe.movement import MOVE, RUN_MULTIPLIER
-from rules.foe.turns import add_to_trail, fmt, full_path, require_foe, require_not_surprised
-from rules.geometry import Cell, is_straight
-from rules.outcome import Choice, Outcome, RuleError
+from vttbridge.rules import actions
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import Combatant, Encounter, require_turn
+from vttbridge.rules.foe.movement import MOVE, RUN_MULTIPLIER
+from vttbridge.rules.foe.turns import (
+    add_to_trail,
+    fmt,
+    full_path,
+    require_foe,
+    require_not_surprised,
+)
+from vttbridge.rules.geometry import Cell, is_straight
+from vttbridge.rules.outcome import Choice, Outcome, RuleError
 
 CHARGE = actions.CHARGE
 CHARGE_MIN_FT = 15.0

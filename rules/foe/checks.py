@@ -1,7 +1,7 @@
 """d100 roll-under skill checks and opposed rolls (FoE is a d100 system).
 
 A check succeeds when 1d100 shows the target or less (the target is skill + modifiers, times the
-MFD: :func:`rules.foe.mfd.target`); its margin is target - roll.
+MFD: :func:`vttbridge.rules.foe.mfd.target`); its margin is target - roll.
 
 An opposed roll [the text does not say how one resolves; this is our reading, documented]:
 whoever succeeds while the other fails wins; when both succeed the larger margin wins; when both
@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel
-
-from rules.dice import Roll, Roller
+from vttbridge.rules.dice import Roll, Roller
 
 
 class Check(BaseModel):

@@ -1,17 +1,17 @@
 """Fallout: Equestria initiative: the world's formula plus additive bonuses.
 
-Every combatant rolls at combat start (``rules.encounter.start_combat`` calls
+Every combatant rolls at combat start (``vttbridge.rules.encounter.start_combat`` calls
 :func:`initiative_expression` for a FoE world). The formula is ⚙ ``foe_initiative`` (default
 ``1d100`` [assumed]); a character's bonuses are added to it: ``Character.initiative`` (a base
 bonus, e.g. from the actor sheet) plus ``Character.initiative_bonus`` (Quick Witted, Dash and the
 like, summed by whoever fills in the sheet). The ``quick_witted`` flag itself adds nothing here:
-what it grants by rule is a place in the surprise round (``rules.foe.surprise``).
+what it grants by rule is a place in the surprise round (``vttbridge.rules.foe.surprise``).
 """
 
 from __future__ import annotations
 
-from rules.characters import Character
-from rules.options import Options
+from vttbridge.rules.characters import Character
+from vttbridge.rules.options import Options
 
 
 def initiative_modifier(ch: Character) -> int:

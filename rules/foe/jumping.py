@@ -12,8 +12,8 @@
 running 7.)
 
 :func:`jump` judges a jump (and refuses a claimed running start that was not really run); the
-token's flight over the gap is an ordinary :func:`rules.foe.movement.move`, which counts it.
-:func:`jump_leg` judges a jump made as one leg of a drag (a VTT waypoint marked as a jump): the
+token's flight over the gap is an ordinary :func:`vttbridge.rules.foe.movement.move`, which counts
+it. :func:`jump_leg` judges a jump made as one leg of a drag (a VTT waypoint marked as a jump): the
 leg's length is the jump's, and the run-up is what the path ran straight just before it.
 """
 
@@ -23,10 +23,10 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from rules.encounter import Encounter, require_turn
-from rules.foe.turns import fighting, fmt, require_foe, require_not_surprised
-from rules.geometry import Cell, Grid, is_straight
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules.encounter import Encounter, require_turn
+from vttbridge.rules.foe.turns import fighting, fmt, require_foe, require_not_surprised
+from vttbridge.rules.geometry import Cell, Grid, is_straight
+from vttbridge.rules.outcome import Outcome, RuleError
 
 RUNNING_START_BONUS_FT = 5.0
 NO_STANDING_JUMP_BELOW_FT = 5.0

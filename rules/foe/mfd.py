@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from rules.options import DEFAULT_MFD_LADDER
+from vttbridge.rules.options import DEFAULT_MFD_LADDER
 
 
 def rung(mfd: float, ladder: Sequence[float] = DEFAULT_MFD_LADDER) -> int:

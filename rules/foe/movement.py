@@ -14,7 +14,8 @@ where the text is silent:
   drags, before and after the other action (move 10 ft, shoot, move 15 ft more with move 25).
 * A move spends its action when it starts; a move that takes the total past 1x speed turns the
   turn into a run and spends the second action too (so nothing else can follow it).
-* While a character is sneaking (``rules.foe.sneaking``) his drags are sneak movement instead.
+* While a character is sneaking (``vttbridge.rules.foe.sneaking``) his drags are sneak movement
+  instead.
 * Dodging costs an action (and so caps the round at 1x speed); the shift it gives is outside the
   budget and is at most to a touching cell (a dive out of the way, not a free move).
 
@@ -31,10 +32,9 @@ import math
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
-
-from rules import actions
-from rules.encounter import Combatant, Encounter, require_turn
-from rules.foe.turns import (
+from vttbridge.rules import actions
+from vttbridge.rules.encounter import Combatant, Encounter, require_turn
+from vttbridge.rules.foe.turns import (
     add_to_trail,
     fighting,
     fmt,
@@ -42,8 +42,8 @@ from rules.foe.turns import (
     require_foe,
     require_not_surprised,
 )
-from rules.geometry import Cell
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.outcome import Outcome, RuleError
 
 MOVE = actions.MOVE
 RUN_MULTIPLIER = 3
@@ -182,7 +182,8 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
     """Move ``actor`` along ``path`` (the cells a token passed through; it starts at his cell,
     or at ``start`` when the VTT reports where the move began, which is added if missing). In
     combat, on his turn, within his budget; the move actions it needs are spent
-    (:mod:`rules.actions`). Outside the fight the move is free. Raises ``over_budget`` (with
+    (:mod:`vttbridge.rules.actions`). Outside the fight the move is free. Raises ``over_budget``
+    (with
     ``allowed`` and ``length`` in ``detail``) and changes nothing when the path is too long."""
     require_foe(enc)
     ch = enc.character(actor)
@@ -265,8 +266,8 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
 
 
 def dodge(enc: Encounter, actor: str, to: Cell | None = None) -> Outcome:
-    """Dodge: uses a held dodge (``rules.foe.sneaking.hold_defense``) if he has one, at any
-    time; otherwise costs an action on his turn. ``to`` shifts him to a touching cell, outside
+    """Dodge: uses a held dodge (``vttbridge.rules.foe.sneaking.hold_defense``) if he has one, at
+    any time; otherwise costs an action on his turn. ``to`` shifts him to a touching cell, outside
     the movement budget (the dodge's own movement)."""
     require_foe(enc)
     ch = enc.character(actor)

@@ -5,9 +5,9 @@ block, stealth fields, burrowing, and the weight penalty.
   the base as 5 x floor(AGI / 4) (⚙ ``sneak_speed_formula``: ``half_move`` by default, or
   ``agility``). Two sneak actions may cover less than one plain move.
 * A sneak action (:func:`sneak`) costs an action: an opposed roll of his Sneak against each
-  enemy present's Perception (d100 roll-under, :mod:`rules.foe.checks`), then, detected or not,
-  the rest of the action moving up to his sneak speed (his drags go through
-  :func:`rules.foe.movement.move`), or forfeiting that movement to hold a dodge or block
+  enemy present's Perception (d100 roll-under, :mod:`vttbridge.rules.foe.checks`), then, detected
+  or not, the rest of the action moving up to his sneak speed (his drags go through
+  :func:`vttbridge.rules.foe.movement.move`), or forfeiting that movement to hold a dodge or block
   (:func:`hold_defense`). Rolling Sneak to hide (:func:`hide`) is a free action, once per
   combat action: at most one roll per action of the round, the sneak action's own roll
   included. Moving at sneak speed keeps his latest roll standing.
@@ -35,16 +35,16 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from rules import actions
-from rules.characters import Character
-from rules.dice import Roller
-from rules.encounter import Encounter, require_turn
-from rules.foe.checks import opposed, roll_check
-from rules.foe.mfd import penalised, target
-from rules.foe.state import SneakState, StealthField
-from rules.foe.turns import fighting, fmt, require_foe, require_not_surprised
-from rules.options import Options
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules import actions
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import Encounter, require_turn
+from vttbridge.rules.foe.checks import opposed, roll_check
+from vttbridge.rules.foe.mfd import penalised, target
+from vttbridge.rules.foe.state import SneakState, StealthField
+from vttbridge.rules.foe.turns import fighting, fmt, require_foe, require_not_surprised
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import Outcome, RuleError
 
 SNEAK = actions.SNEAK
 STEALTH_FIELD_PENALTY = -25

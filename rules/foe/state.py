@@ -2,8 +2,8 @@
 current turn has done that the shared core does not track (sneak movement, hide rolls, the path
 run for a running start, a charge's pending attack, a held dodge or block).
 
-Plain data, importing nothing of ours but geometry, so ``rules.encounter`` can hold it without
-cycles. Per-turn entries are cleared when the combatant's next turn starts.
+Plain data, importing nothing of ours but geometry, so ``vttbridge.rules.encounter`` can hold it
+without cycles. Per-turn entries are cleared when the combatant's next turn starts.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from rules.geometry import Cell
+from vttbridge.rules.geometry import Cell
 
 
 class StealthField(BaseModel):

@@ -30,16 +30,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from rules import actions
-from rules.dice import Roller
-from rules.encounter import (
+from vttbridge.rules import actions
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import (
     Encounter,
     join_combat,
     require_turn,
     start_combat,
 )
-from rules.foe.turns import require_foe
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules.foe.turns import require_foe
+from vttbridge.rules.outcome import Outcome, RuleError
 
 SURPRISE_ACTIONS = 1
 """Actions each combatant gets in the surprise round (instead of two)."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.dice import Roller
-from rules.encounter import Encounter
-from rules.geometry import Cell
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.outcome import Outcome, RuleError
 
 
 def require_foe(enc: Encounter) -> None:

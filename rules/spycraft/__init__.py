@@ -1,8 +1,8 @@
 """Spycraft 2.0 rules: Delay, Ready, Stand Off; one rule per module. :data:`SYSTEM` is the
-system the ``vttbridge.systems`` entry point group registers (:mod:`rules.systems`)."""
+system the ``vttbridge.systems`` entry point group registers (:mod:`vttbridge.rules.systems`)."""
 
-from rules.spycraft import delay, ready, standoff
-from rules.systems import System
+from vttbridge.rules.spycraft import delay, ready, standoff
+from vttbridge.rules.systems import System
 
 SYSTEM = System(
     "spycraft",

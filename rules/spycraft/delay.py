@@ -3,9 +3,9 @@ when the count reaches it."""
 
 from __future__ import annotations
 
-from rules.dice import Roller
-from rules.encounter import Encounter, next_turn, require_turn, set_ic
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import Encounter, next_turn, require_turn, set_ic
+from vttbridge.rules.outcome import Outcome, RuleError
 
 
 def delay(enc: Encounter, actor: str, steps: int, roller: Roller) -> Outcome:

@@ -3,7 +3,7 @@
 A Ready is a full action on the character's turn: he names one half action and a trigger, and
 his turn ends. The runtime decides when a trigger has occurred and says so through
 :func:`trigger_occurred`; the rules then lower his IC to the current count when that is lower
-(rule 2, never raising it) and ask him, as a :class:`~rules.outcome.Choice` of kind
+(rule 2, never raising it) and ask him, as a :class:`~vttbridge.rules.outcome.Choice` of kind
 ``"ready_cancel"``, whether he fires or tries to cancel. The answer comes back through
 :func:`resolve_trigger` (rule 3). A Ready whose trigger does not occur in the declaring round
 carries over and expires when the count reaches his IC in the following round (rule 4);
@@ -48,16 +48,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from rules import actions
-from rules.dice import Roller
-from rules.encounter import (
+from vttbridge.rules import actions
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import (
     BLOCKING_CONDITIONS,
     Encounter,
     next_turn,
     set_ic,
 )
-from rules.outcome import Choice, Outcome, RuleError
-from rules.spycraft.state import ReadyAction
+from vttbridge.rules.outcome import Choice, Outcome, RuleError
+from vttbridge.rules.spycraft.state import ReadyAction
 
 Timing = Literal["attempt", "completion"]
 Answer = Literal["fire", "cancel"]
@@ -115,8 +115,8 @@ def declare(
     ``timing`` ``"attempt"`` intercedes before the triggering task; ``"completion"`` follows it
     (rule 1, the GM's call). Records the Ready, ends his turn and starts the next one.
     Raises ``wrong_system``, ``ready_exists``, ``bad_argument``, ``not_a_half_action`` (the
-    action is one :mod:`rules.actions` knows as a full action), ``blocked``, ``not_your_turn``,
-    ``no_budget`` (e.g. after a half action) before changing anything.
+    action is one :mod:`vttbridge.rules.actions` knows as a full action), ``blocked``,
+    ``not_your_turn``, ``no_budget`` (e.g. after a half action) before changing anything.
     """
     if enc.options.system != "spycraft":
         raise RuleError("wrong_system", "Ready is a Spycraft 2.0 action.")

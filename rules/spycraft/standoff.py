@@ -5,8 +5,8 @@ Flow, as the runtime drives it:
 1. An opponent within 30 ft is about to attack a special character: :func:`offer` returns a
    ``standoff_offer`` Choice (before the attack check). ``stand_off`` -> :func:`attempt`.
 2. :func:`attempt` pays the cost (1 action die, IC - 5) and rolls the Reflex save. Success
-   cancels the attack and starts a :class:`~rules.spycraft.state.StandOff`; failure lets the
-   attack proceed.
+   cancels the attack and starts a :class:`~vttbridge.rules.spycraft.state.StandOff`; failure lets
+   the attack proceed.
 3. At each round start the registered hook :func:`round_start` makes the opposed Resolve checks,
    deals stress, and returns a ``standoff_crack`` Choice per cracked participant (answered with
    :func:`resolve_crack`) or, under ⚙ ``standoff_tie`` = gm, a ``standoff_tie`` Choice for the GM
@@ -52,11 +52,11 @@ from __future__ import annotations
 import contextlib
 from typing import Literal
 
-from rules import actions
-from rules.dice import Roller
-from rules.encounter import Encounter, set_ic
-from rules.outcome import Choice, Outcome, RuleError
-from rules.spycraft.state import PendingTie, StandOff
+from vttbridge.rules import actions
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.encounter import Encounter, set_ic
+from vttbridge.rules.outcome import Choice, Outcome, RuleError
+from vttbridge.rules.spycraft.state import PendingTie, StandOff
 
 __all__ = [
     "CQB_RANGE_FT",

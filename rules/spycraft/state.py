@@ -1,6 +1,7 @@
 """Spycraft 2.0 state an encounter carries: active Ready actions and stand offs.
 
-Plain data, importing nothing but pydantic, so ``rules.encounter`` can hold it without cycles.
+Plain data, importing nothing but pydantic, so ``vttbridge.rules.encounter`` can hold it without
+cycles.
 """
 
 from __future__ import annotations

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rules import actions
-from rules import encounter as rules_enc
-from rules.outcome import Outcome
-from rules.spycraft import delay as rdelay
-from sdk.chat.parsing import key_values, parse_int, parse_value
-from sdk.context import Context
-from sdk.errors import UsageError
-from sdk.events import (
+from vttbridge.rules import actions
+from vttbridge.rules import encounter as rules_enc
+from vttbridge.rules.outcome import Outcome
+from vttbridge.rules.spycraft import delay as rdelay
+from vttbridge.sdk.chat.parsing import key_values, parse_int, parse_value
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.errors import UsageError
+from vttbridge.sdk.events import (
     ActionDeclared,
     ChatCommand,
     CombatantRemoved,
@@ -37,7 +37,7 @@ from sdk.events import (
     SceneSnapshot,
     TurnStarted,
 )
-from sdk.script import ROLE_RANK, CommandHandler, Script
+from vttbridge.sdk.script import ROLE_RANK, CommandHandler, Script
 
 script = Script("core", description="Combat flow, stats, options, prompts and help.")
 
@@ -163,7 +163,7 @@ DO_DEFAULT_COST = "half"
     "otherwise (full: FoE both actions); completing an action attempted this turn is free.",
 )
 def do(cmd: ChatCommand, ctx: Context) -> None:
-    from sdk.chat.parsing import split_flags
+    from vttbridge.sdk.chat.parsing import split_flags
 
     pos, flags = split_flags(cmd.argv, {"target": True, "done": False, "cost": True})
     if not pos:

@@ -1,13 +1,13 @@
 """Fallout: Equestria built-ins: surprise round, movement, charge, jumping, sneaking.
 
 Commands: ``!surprise``, ``!move``, ``!charge``, ``!charge-attack``, ``!jump``, ``!sneak``,
-``!hide``, ``!sneak-attack``. Each spends through the rules' economy (:mod:`rules.actions`);
-``!help`` shows what each costs.
+``!hide``, ``!sneak-attack``. Each spends through the rules' economy
+(:mod:`vttbridge.rules.actions`); ``!help`` shows what each costs.
 
 A charge along a dragged path: the player drags his token (Foundry waypoints, Roll20's
 ``lastmove``: the path reaches the rules whole), then says ``!charge <target>``; the path he
-moved this turn is judged as the charge (:func:`rules.foe.charge.charge_dragged`), and his moves
-become its two actions. A refused charge leaves his moves as they were.
+moved this turn is judged as the charge (:func:`vttbridge.rules.foe.charge.charge_dragged`), and
+his moves become its two actions. A refused charge leaves his moves as they were.
 
 Stealth fields on ``!sneak`` / ``!hide``: ``--field <name>`` (the rules' named fields, a world's
 ``stealth_fields``, or ``custom`` with ``--bonus`` and ``--mfd``). A burrowing character that is
@@ -15,11 +15,11 @@ underground and has its tunnel to itself sneaks under the burrowing field withou
 (:func:`burrow_field` says how that is known).
 
 Token moves made in the VTT during a FoE combat are judged by the movement rules
-(:func:`rules.foe.movement.move`: the budget, whose turn it is, the surprised sitting out)
+(:func:`vttbridge.rules.foe.movement.move`: the budget, whose turn it is, the surprised sitting out)
 before they are applied (a ``before_move`` judge). A leg of the drag moved as a jump (Foundry
 v13's ``jump`` waypoint action: ``TokenMoved.actions``) is judged by the jump rule first
-(:func:`rules.foe.jumping.jump_leg`): one too long refuses the move. A move the rules refuse
-is, with the world setting ``revert_over_budget`` (on by default), never applied: the world
+(:func:`vttbridge.rules.foe.jumping.jump_leg`): one too long refuses the move. A move the rules
+refuse is, with the world setting ``revert_over_budget`` (on by default), never applied: the world
 keeps the token where it was, the VTT is told to put it back, the GM and the player are told
 why, and no trigger fires. A GM's own moves are checked and reported but kept (the GM
 overrides), as are all moves with ``revert_over_budget`` off. ``check_moves`` off skips it.
@@ -34,24 +34,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules import actions
-from rules.foe import charge as rcharge
-from rules.foe import jumping as rjump
-from rules.foe import movement as rmove
-from rules.foe import sneaking as rsneak
-from rules.foe import surprise as rsurprise
-from rules.foe.state import StealthField
-from rules.geometry import Cell
-from rules.numbers import MAX_CELL
-from rules.outcome import Outcome, RuleError
-from sdk.chat.core import actor_as
-from sdk.chat.parsing import parse_distance, parse_float, parse_int, split_flags
-from sdk.context import Context
-from sdk.errors import UsageError
-from sdk.events import ChatCommand, TokenMoved
-from sdk.regions import line
-from sdk.script import Script
-from sdk.world import Prompt
+from vttbridge.rules import actions
+from vttbridge.rules.foe import charge as rcharge
+from vttbridge.rules.foe import jumping as rjump
+from vttbridge.rules.foe import movement as rmove
+from vttbridge.rules.foe import sneaking as rsneak
+from vttbridge.rules.foe import surprise as rsurprise
+from vttbridge.rules.foe.state import StealthField
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.numbers import MAX_CELL
+from vttbridge.rules.outcome import Outcome, RuleError
+from vttbridge.sdk.chat.core import actor_as
+from vttbridge.sdk.chat.parsing import parse_distance, parse_float, parse_int, split_flags
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.errors import UsageError
+from vttbridge.sdk.events import ChatCommand, TokenMoved
+from vttbridge.sdk.regions import line
+from vttbridge.sdk.script import Script
+from vttbridge.sdk.world import Prompt
 
 script = Script(
     "foe", system="foe", description="Fallout: Equestria: surprise, movement, charge, jump, sneak."
@@ -142,8 +142,8 @@ JUMP_ACTION = "jump"
 
 
 def _jumps(enc: Any, actor: str, event: TokenMoved, path: list[Cell]) -> Outcome | None:
-    """Judge the legs of a drag moved as jumps (:func:`rules.foe.jumping.jump_leg`), before
-    the move is counted: the run-up of each is this turn's earlier moves and the path up to
+    """Judge the legs of a drag moved as jumps (:func:`vttbridge.rules.foe.jumping.jump_leg`),
+    before the move is counted: the run-up of each is this turn's earlier moves and the path up to
     it. A jump beyond him refuses the whole move."""
     if JUMP_ACTION not in event.actions:
         return None

@@ -10,8 +10,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rules.numbers import MAX_DISTANCE, MAX_NUMBER
-from sdk.errors import UsageError
+from vttbridge.rules.numbers import MAX_DISTANCE, MAX_NUMBER
+from vttbridge.sdk.errors import UsageError
 
 
 def split_flags(
@@ -55,7 +55,7 @@ def split_flags(
 def parse_value(text: str) -> Any:
     """A chat-typed value: JSON when it parses (``5``, ``true``, ``[1, 2]``), else the text;
     ``a,b,c`` becomes a list. A number that is not finite (``1e999``, ``NaN``) or beyond
-    :data:`rules.numbers.MAX_NUMBER` is a :class:`UsageError`."""
+    :data:`vttbridge.rules.numbers.MAX_NUMBER` is a :class:`UsageError`."""
     try:
         value = json.loads(text, parse_constant=_not_finite, parse_float=_json_float)
     except ValueError:
@@ -118,7 +118,7 @@ def parse_float(text: str, what: str, low: float = -MAX_NUMBER, high: float = MA
 
 
 def parse_distance(text: str, what: str = "The distance") -> float:
-    """A distance in the grid's units: from 0 to :data:`rules.numbers.MAX_DISTANCE`."""
+    """A distance in the grid's units: from 0 to :data:`vttbridge.rules.numbers.MAX_DISTANCE`."""
     return parse_float(text, what, 0, MAX_DISTANCE)
 
 

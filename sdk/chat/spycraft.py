@@ -4,8 +4,8 @@ Commands: ``!ready <action> --when <condition> [--timing attempt|completion]``, 
 ``!trigger <token> [--by <token>]`` (GM), ``!standoff <attacker>``, ``!join-standoff
 <participant> <weapon>``, ``!surrender``, ``!permit <token> [order]``.
 
-A Ready's ``--when`` condition becomes a run-time trigger (a :class:`sdk.world.Watch`, kept in
-world state so it survives restarts):
+A Ready's ``--when`` condition becomes a run-time trigger (a :class:`vttbridge.sdk.world.Watch`,
+kept in world state so it survives restarts):
 
 ============================  =========================================================
 ``--when`` ...                fires when
@@ -35,15 +35,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import actions
-from rules.outcome import RuleError
-from rules.spycraft import ready as rready
-from rules.spycraft import standoff as rstandoff
-from sdk.chat.core import actor_as
-from sdk.chat.parsing import parse_distance, split_flags
-from sdk.context import Context
-from sdk.errors import UsageError
-from sdk.events import (
+from vttbridge.rules import actions
+from vttbridge.rules.outcome import RuleError
+from vttbridge.rules.spycraft import ready as rready
+from vttbridge.rules.spycraft import standoff as rstandoff
+from vttbridge.sdk.chat.core import actor_as
+from vttbridge.sdk.chat.parsing import parse_distance, split_flags
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.errors import UsageError
+from vttbridge.sdk.events import (
     ActionDeclared,
     BaseEvent,
     ChatCommand,
@@ -52,9 +52,9 @@ from sdk.events import (
     RoundStarted,
     TurnStarted,
 )
-from sdk.script import Script
-from sdk.triggers import ActionSpec, ConditionSpec, EnterSpec, WithinSpec
-from sdk.world import Prompt
+from vttbridge.sdk.script import Script
+from vttbridge.sdk.triggers import ActionSpec, ConditionSpec, EnterSpec, WithinSpec
+from vttbridge.sdk.world import Prompt
 
 script = Script("spycraft", system="spycraft", description="Spycraft 2.0: Ready and Stand Off.")
 

@@ -22,8 +22,8 @@ world's consumer task for ``submit``, in the caller's task for ``process``):
    refuse is never ingested; the VTT is told to put the token back and a ``MoveRefused`` is
    dispatched instead;
 3. dispatch: ``wait_for`` waiters, listeners (built-ins first, then scripts, in load order),
-   the chat command (its declared cost checked before and spent after, :mod:`sdk.economy`),
-   and the triggers the event can fire, found through the index;
+   the chat command (its declared cost checked before and spent after,
+   :mod:`vttbridge.sdk.economy`), and the triggers the event can fire, found through the index;
 4. events the step derives (a rule starts a turn, a script moves a token) are dispatched the
    same way, after the event that caused them;
 5. async callbacks run until they finish or wait (``ask``, ``wait_for``, ``sleep``); a waiting
@@ -36,17 +36,17 @@ replay of the journal reproduces them; their effects go to ``on_effects`` subscr
 
 The runtime is a package, one concept a module; :class:`WorldRuntime` puts them together:
 
-- :mod:`sdk.runtime.consumer`: the queue, the lock, one step per event;
-- :mod:`sdk.world.validate` and :mod:`sdk.world.ingest`: what is accepted, and the world's
-  own bookkeeping for it (they live with the world model);
-- :mod:`sdk.runtime.moves`: moves judged before they are applied, regions, watches;
-- :mod:`sdk.runtime.dispatch`: routing an event to waiters, listeners and triggers;
-- :mod:`sdk.runtime.commands`: running a chat command, its cost included;
-- :mod:`sdk.runtime.supervisor`: running callbacks under the budget and the watchdog;
-- :mod:`sdk.runtime.waiting`: ``wait_for``, ``sleep``, prompts and their timers;
-- :mod:`sdk.runtime.outcomes`: applying rule outcomes, writing rules-owned values back;
-- :mod:`sdk.runtime.scripts`: loading, unloading and reloading scripts;
-- :mod:`sdk.runtime.snapshot`: snapshot, restore and the state view.
+- :mod:`vttbridge.sdk.runtime.consumer`: the queue, the lock, one step per event;
+- :mod:`vttbridge.sdk.world.validate` and :mod:`vttbridge.sdk.world.ingest`: what is accepted, and
+  the world's own bookkeeping for it (they live with the world model);
+- :mod:`vttbridge.sdk.runtime.moves`: moves judged before they are applied, regions, watches;
+- :mod:`vttbridge.sdk.runtime.dispatch`: routing an event to waiters, listeners and triggers;
+- :mod:`vttbridge.sdk.runtime.commands`: running a chat command, its cost included;
+- :mod:`vttbridge.sdk.runtime.supervisor`: running callbacks under the budget and the watchdog;
+- :mod:`vttbridge.sdk.runtime.waiting`: ``wait_for``, ``sleep``, prompts and their timers;
+- :mod:`vttbridge.sdk.runtime.outcomes`: applying rule outcomes, writing rules-owned values back;
+- :mod:`vttbridge.sdk.runtime.scripts`: loading, unloading and reloading scripts;
+- :mod:`vttbridge.sdk.runtime.snapshot`: snapshot, restore and the state view.
 """
 
 from __future__ import annotations
@@ -56,23 +56,28 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-from rules.dice import Roller
-from rules.options import Options
-from sdk.clock import Clock, Handle, SystemClock
-from sdk.effects import Effect
-from sdk.errors import EventRejected
-from sdk.events import Event
-from sdk.loader import ScriptSource, entry_point_sources, scripts_of_object
-from sdk.runtime.commands import CommandRunner
-from sdk.runtime.consumer import MAX_DERIVED, Consumer, _Step
-from sdk.runtime.dispatch import Dispatcher, _Route
-from sdk.runtime.moves import Movement
-from sdk.runtime.outcomes import OutcomeApplier
-from sdk.runtime.scripts import ScriptRegistry, _Loaded, builtin_scripts
-from sdk.runtime.snapshot import SNAPSHOT_FORMAT, Snapshots, roller_from_state, roller_state
-from sdk.runtime.supervisor import Supervisor
-from sdk.runtime.waiting import Waiting, _Waiter
-from sdk.script import (
+from vttbridge.rules.dice import Roller
+from vttbridge.rules.options import Options
+from vttbridge.sdk.clock import Clock, Handle, SystemClock
+from vttbridge.sdk.effects import Effect
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import Event
+from vttbridge.sdk.loader import ScriptSource, entry_point_sources, scripts_of_object
+from vttbridge.sdk.runtime.commands import CommandRunner
+from vttbridge.sdk.runtime.consumer import MAX_DERIVED, Consumer, _Step
+from vttbridge.sdk.runtime.dispatch import Dispatcher, _Route
+from vttbridge.sdk.runtime.moves import Movement
+from vttbridge.sdk.runtime.outcomes import OutcomeApplier
+from vttbridge.sdk.runtime.scripts import ScriptRegistry, _Loaded, builtin_scripts
+from vttbridge.sdk.runtime.snapshot import (
+    SNAPSHOT_FORMAT,
+    Snapshots,
+    roller_from_state,
+    roller_state,
+)
+from vttbridge.sdk.runtime.supervisor import Supervisor
+from vttbridge.sdk.runtime.waiting import Waiting, _Waiter
+from vttbridge.sdk.script import (
     ChoiceHandler,
     CommandHandler,
     Condition,
@@ -82,10 +87,10 @@ from sdk.script import (
     Script,
     WatchHandler,
 )
-from sdk.triggers import TriggerIndex
-from sdk.watchdog import Guard
-from sdk.world import World, WorldSettings
-from sdk.world.validate import MAX_MOVE_CELLS, match_option, parse_event
+from vttbridge.sdk.triggers import TriggerIndex
+from vttbridge.sdk.watchdog import Guard
+from vttbridge.sdk.world import World, WorldSettings
+from vttbridge.sdk.world.validate import MAX_MOVE_CELLS, match_option, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -138,15 +143,15 @@ class WorldRuntime(
         world: World | None = None,
     ) -> None:
         """``scripts``: :class:`sdk.Script` objects, modules, module names or paths of ``.py``
-        files. A file is imported once per process and shared (:mod:`sdk.script_host`); it
+        files. A file is imported once per process and shared (:mod:`vttbridge.sdk.script_host`); it
         reloads when it changes while the world runs, unless ``reload_interval`` is None (any
         other value turns watching on: the OS's file events say when). ``entry_points=True``
         also loads the ``vttbridge.scripts`` entry point group; a host of many worlds passes
-        what :func:`sdk.loader.entry_point_sources` found once instead (a scan reads every
+        what :func:`vttbridge.sdk.loader.entry_point_sources` found once instead (a scan reads every
         installed package's metadata). ``builtins=False`` leaves out the built-in rule
         handlers. ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
-        :class:`sdk.clock.ManualClock`); ``index`` is the trigger index class (``ScanIndex`` is
-        the naive baseline)."""
+        :class:`vttbridge.sdk.clock.ManualClock`); ``index`` is the trigger index class
+        (``ScanIndex`` is the naive baseline)."""
         self.world_id = world_id
         self.world = world or World(id=world_id)
         if options is not None:

@@ -1,19 +1,19 @@
 """Running a chat command: the role it needs, its declared cost (checked before, spent after:
-:mod:`sdk.economy`), its callback.
+:mod:`vttbridge.sdk.economy`), its callback.
 """
 
 from __future__ import annotations
 
-from rules.outcome import RuleError
-from sdk import economy
-from sdk.context import Context
-from sdk.effects import (
+from vttbridge.rules.outcome import RuleError
+from vttbridge.sdk import economy
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.effects import (
     PostChat,
 )
-from sdk.events import (
+from vttbridge.sdk.events import (
     ChatCommand,
 )
-from sdk.script import (
+from vttbridge.sdk.script import (
     ROLE_RANK,
 )
 

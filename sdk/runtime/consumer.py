@@ -15,25 +15,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sdk.effects import (
+from vttbridge.sdk.effects import (
     BaseEffect,
     Effect,
     PostChat,
 )
-from sdk.errors import EventRejected
-from sdk.events import (
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import (
     BaseEvent,
     Event,
     TokenMoved,
 )
-from sdk.script import (
+from vttbridge.sdk.script import (
     Registered,
 )
-from sdk.world.ingest import ingest, normalize
-from sdk.world.validate import parse_event, validate
+from vttbridge.sdk.world.ingest import ingest, normalize
+from vttbridge.sdk.world.validate import parse_event, validate
 
 if TYPE_CHECKING:
-    from sdk.runtime import WorldRuntime
+    from vttbridge.sdk.runtime import WorldRuntime
 
 log = logging.getLogger(__name__)
 

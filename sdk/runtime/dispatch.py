@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rules.geometry import Cell
-from sdk.context import Context
-from sdk.events import (
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.events import (
     ActionDeclared,
     BaseEvent,
     ChatCommand,
@@ -22,16 +22,16 @@ from sdk.events import (
     TimerFired,
     TokenMoved,
 )
-from sdk.regions import path_xy
-from sdk.runtime.supervisor import _Stepped
-from sdk.script import (
+from vttbridge.sdk.regions import path_xy
+from vttbridge.sdk.runtime.supervisor import _Stepped
+from vttbridge.sdk.script import (
     Condition,
     Listener,
     Registered,
     positional_count,
 )
-from sdk.triggers import Trigger
-from sdk.world.model import Watch
+from vttbridge.sdk.triggers import Trigger
+from vttbridge.sdk.world.model import Watch
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,8 @@ _FOLLOW_UPS: tuple[type[BaseEvent], ...] = (
 
 
 class Dispatcher:
-    """Hands one event to whatever it concerns, in a fixed order (see :mod:`sdk.runtime`)."""
+    """Hands one event to whatever it concerns, in a fixed order (see
+    :mod:`vttbridge.sdk.runtime`)."""
 
     # =============================================================================================
     async def _dispatch(self, ev: BaseEvent) -> None:

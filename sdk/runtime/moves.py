@@ -6,23 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.geometry import Cell
-from rules.outcome import Outcome, RuleError
-from sdk.context import Context, restore_encounter
-from sdk.effects import (
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.outcome import Outcome, RuleError
+from vttbridge.sdk.context import Context, restore_encounter
+from vttbridge.sdk.effects import (
     PostChat,
     UpdateToken,
 )
-from sdk.events import (
+from vttbridge.sdk.events import (
     MoveRefused,
     TokenMoved,
 )
-from sdk.regions import Region, within
-from sdk.script import (
+from vttbridge.sdk.regions import Region, within
+from vttbridge.sdk.script import (
     Script,
 )
-from sdk.triggers import SPEC_ADAPTER
-from sdk.world.model import Watch
+from vttbridge.sdk.triggers import SPEC_ADAPTER
+from vttbridge.sdk.world.model import Watch
 
 
 class Movement:

@@ -1,5 +1,5 @@
-"""Applying what a rule did: an :class:`rules.outcome.Outcome` becomes chat, initiative and turn
-effects, derived events, token moves and prompts; after each step the rules-owned values
+"""Applying what a rule did: an :class:`vttbridge.rules.outcome.Outcome` becomes chat, initiative
+and turn effects, derived events, token moves and prompts; after each step the rules-owned values
 the step changed are written back to the sheets.
 """
 
@@ -8,29 +8,29 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from rules.characters import RULES_OWNED
-from rules.encounter import Positions
-from rules.outcome import Outcome
-from sdk.effects import (
+from vttbridge.rules.characters import RULES_OWNED
+from vttbridge.rules.encounter import Positions
+from vttbridge.rules.outcome import Outcome
+from vttbridge.sdk.effects import (
     AdvanceTurn,
     PostChat,
     SetInitiative,
     UpdateConditions,
     UpdateStats,
 )
-from sdk.events import (
+from vttbridge.sdk.events import (
     CombatEnded,
     CombatStarted,
     InitiativeChanged,
     RoundStarted,
     TurnStarted,
 )
-from sdk.script import (
+from vttbridge.sdk.script import (
     Script,
 )
 
 if TYPE_CHECKING:
-    from sdk.runtime.consumer import _Step
+    from vttbridge.sdk.runtime.consumer import _Step
 
 log = logging.getLogger(__name__)
 

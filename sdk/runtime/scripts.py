@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sdk.context import Context
-from sdk.effects import (
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.effects import (
     PostChat,
 )
-from sdk.errors import ScriptError
-from sdk.loader import ScriptSource, load_source, script_path
-from sdk.script import (
+from vttbridge.sdk.errors import ScriptError
+from vttbridge.sdk.loader import ScriptSource, load_source, script_path
+from vttbridge.sdk.script import (
     CommandHandler,
     Script,
 )
-from sdk.script_host import script_host
+from vttbridge.sdk.script_host import script_host
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +33,12 @@ class _Loaded:
 
 
 def builtin_scripts() -> list[Script]:
-    """The scripts every world loads unless told not to: the chat commands (:mod:`sdk.chat`)
-    held moves (:mod:`sdk.holds`) and each token's movement left for the VTT's ruler
-    (:mod:`sdk.budget`). Imported on first use: they import the SDK."""
-    from sdk import budget, holds
-    from sdk.chat import core, foe, spycraft
+    """The scripts every world loads unless told not to: the chat commands
+    (:mod:`vttbridge.sdk.chat`)
+    held moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
+    (:mod:`vttbridge.sdk.budget`). Imported on first use: they import the SDK."""
+    from vttbridge.sdk import budget, holds
+    from vttbridge.sdk.chat import core, foe, spycraft
 
     scripts = [core.script, spycraft.script, foe.script, holds.script, budget.script]
     for script in scripts:
@@ -52,7 +53,8 @@ class ScriptRegistry:
         """Load a script (Script, module, module name or ``.py`` path) and register its
         callbacks; its ``on_load`` hooks run through the consumer. Returns the script names.
         A file is imported once per process, shared with every world using it
-        (:mod:`sdk.script_host`). Raises :class:`ScriptError` when it cannot be imported."""
+        (:mod:`vttbridge.sdk.script_host`). Raises :class:`ScriptError` when it cannot be
+        imported."""
         path = script_path(source)
         if path is None:
             scripts, src = load_source(source)
@@ -188,7 +190,8 @@ class ScriptRegistry:
     def script_file_changed(
         self, path: Path, scripts: list[Script] | None, error: ScriptError | None
     ) -> asyncio.Future[Any] | None:
-        """The script host imported ``path`` again (see :class:`sdk.script_host.ScriptUser`):
+        """The script host imported ``path`` again (see
+        :class:`vttbridge.sdk.script_host.ScriptUser`):
         swap the new version in through the consumer. Returns the swap's future."""
         return self._enqueue_call(lambda: self._swap(path, scripts, error))
 

@@ -9,12 +9,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
-
-from rules.dice import Roller, ScriptedRoller
-from sdk.world.model import World
+from vttbridge.rules.dice import Roller, ScriptedRoller
+from vttbridge.sdk.world.model import World
 
 if TYPE_CHECKING:
-    from sdk.runtime import WorldRuntime
+    from vttbridge.sdk.runtime import WorldRuntime
 
 SNAPSHOT_FORMAT = 1
 

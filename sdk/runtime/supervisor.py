@@ -1,6 +1,6 @@
 """The callback supervisor: every script callback runs here, plain or async, under the
 world's ``script_budget`` (plain ones and each step of an async one under the watchdog,
-:mod:`sdk.watchdog`); what fails or overruns is reported to the GM, never raised.
+:mod:`vttbridge.sdk.watchdog`); what fails or overruns is reported to the GM, never raised.
 """
 
 from __future__ import annotations
@@ -13,22 +13,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rules.outcome import RuleError
-from sdk import economy
-from sdk.effects import (
+from vttbridge.rules.outcome import RuleError
+from vttbridge.sdk import economy
+from vttbridge.sdk.effects import (
     PostChat,
 )
-from sdk.errors import UsageError
-from sdk.events import (
+from vttbridge.sdk.errors import UsageError
+from vttbridge.sdk.events import (
     ChatCommand,
     ScriptFailed,
 )
-from sdk.loader import error_line
-from sdk.script import Listener, Registered
-from sdk.watchdog import Guard, watchdog
+from vttbridge.sdk.loader import error_line
+from vttbridge.sdk.script import Listener, Registered
+from vttbridge.sdk.watchdog import Guard, watchdog
 
 if TYPE_CHECKING:
-    from sdk.runtime import WorldRuntime
+    from vttbridge.sdk.runtime import WorldRuntime
 
 log = logging.getLogger(__name__)
 

@@ -9,24 +9,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sdk.clock import Handle
-from sdk.context import Context
-from sdk.effects import (
+from vttbridge.sdk.clock import Handle
+from vttbridge.sdk.context import Context
+from vttbridge.sdk.effects import (
     AskPlayer,
     PostChat,
 )
-from sdk.errors import UsageError
-from sdk.events import (
+from vttbridge.sdk.errors import UsageError
+from vttbridge.sdk.events import (
     BaseEvent,
     PromptAnswered,
     PromptOpened,
     TimerFired,
 )
-from sdk.script import (
+from vttbridge.sdk.script import (
     Script,
 )
-from sdk.world.model import Prompt
-from sdk.world.validate import match_option
+from vttbridge.sdk.world.model import Prompt
+from vttbridge.sdk.world.validate import match_option
 
 
 @dataclass(eq=False)

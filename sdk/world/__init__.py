@@ -1,9 +1,9 @@
 """The world model: everything one linked game world holds between events
-(:mod:`sdk.world.model`), what it accepts (:mod:`sdk.world.validate`), how an accepted event
-changes it (:mod:`sdk.world.ingest`), and the read-only view adapters get
-(:mod:`sdk.world.view`)."""
+(:mod:`vttbridge.sdk.world.model`), what it accepts (:mod:`vttbridge.sdk.world.validate`), how an
+accepted event changes it (:mod:`vttbridge.sdk.world.ingest`), and the read-only view adapters get
+(:mod:`vttbridge.sdk.world.view`)."""
 
-from sdk.world.model import (
+from vttbridge.sdk.world.model import (
     MAX_UNCONFIRMED,
     Actor,
     Prompt,
@@ -15,7 +15,7 @@ from sdk.world.model import (
     WorldSettings,
     check_stats,
 )
-from sdk.world.view import WorldView
+from vttbridge.sdk.world.view import WorldView
 
 __all__ = [
     "MAX_UNCONFIRMED",

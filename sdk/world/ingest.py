@@ -1,11 +1,11 @@
 """Ingest: the world's own bookkeeping for an event from outside (token positions, stats, the
-scene, players), done after the event was validated (:mod:`sdk.world.validate`) and, for a
+scene, players), done after the event was validated (:mod:`vttbridge.sdk.world.validate`) and, for a
 move, judged (the scripts' ``before_move``), and before any listener sees it.
 """
 
 from __future__ import annotations
 
-from sdk.events import (
+from vttbridge.sdk.events import (
     ActorUpdated,
     BaseEvent,
     SceneSnapshot,
@@ -14,9 +14,9 @@ from sdk.events import (
     TokenRemoved,
     TokenUpdated,
 )
-from sdk.regions import Region
-from sdk.triggers import TriggerIndex
-from sdk.world.model import Actor, Scene, World
+from vttbridge.sdk.regions import Region
+from vttbridge.sdk.triggers import TriggerIndex
+from vttbridge.sdk.world.model import Actor, Scene, World
 
 __all__ = ["ingest", "normalize"]
 

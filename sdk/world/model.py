@@ -1,13 +1,14 @@
 """World state: everything one linked game world holds between events, as JSON-able models.
 
 A token is the rules' character: ``Encounter.characters``, ``positions`` and ``combatants`` are
-keyed by token id, and a token's :class:`rules.characters.Character` is built from its actor's
+keyed by token id, and a token's :class:`vttbridge.rules.characters.Character` is built from its
+actor's
 stats (the template) with the token's own stats on top. An unlinked token (a thug copied five
 times) keeps its own stats when its actor changes; a linked one follows the actor.
 
 Who owns a value decides what a sheet change does to it. A stat the rules only read follows the
-sheet, always. A rules-owned one (``rules.characters.RULES_OWNED``: action dice, stress, wound
-and vitality points) changes with the sheet only when the GM really changed it there: when the
+sheet, always. A rules-owned one (``vttbridge.rules.characters.RULES_OWNED``: action dice, stress,
+wound and vitality points) changes with the sheet only when the GM really changed it there: when the
 sheet's value differs both from what the sheet showed before and from what the bridge wrote to
 it. A snapshot that shows an old value (the bridge's write has not landed yet) or a sheet edit
 of some other stat leaves the rules' value alone. :attr:`World.sheet_writes` remembers, per
@@ -22,14 +23,13 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
-
-from rules.characters import RULES_OWNED, Character
-from rules.conditions import conditions_of
-from rules.encounter import Encounter
-from rules.geometry import Cell, Grid
-from sdk.errors import EventRejected
-from sdk.events import Player, TokenData
-from sdk.regions import Region
+from vttbridge.rules.characters import RULES_OWNED, Character
+from vttbridge.rules.conditions import conditions_of
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import Player, TokenData
+from vttbridge.sdk.regions import Region
 
 
 class WorldSettings(BaseModel):
@@ -45,7 +45,7 @@ class WorldSettings(BaseModel):
     """FoE: move a token back when a VTT move exceeds its budget (else only tell the GM)."""
     script_budget: float = Field(2.0, gt=0, le=60)
     """Seconds a script callback may run before it is stopped and reported (see
-    :mod:`sdk.watchdog` for plain callbacks)."""
+    :mod:`vttbridge.sdk.watchdog` for plain callbacks)."""
 
 
 class Token(BaseModel):
@@ -61,7 +61,7 @@ class Token(BaseModel):
     stats: dict[str, Any] = Field(default_factory=dict)
     """This token's own stat overrides (its actor's stats are the template)."""
     vtt: dict[str, Any] = Field(default_factory=dict)
-    """The adapter's own data (:attr:`sdk.events.TokenData.vtt`)."""
+    """The adapter's own data (:attr:`vttbridge.sdk.events.TokenData.vtt`)."""
 
     @property
     def display(self) -> str:
@@ -74,7 +74,7 @@ class Actor(BaseModel):
     stats: dict[str, Any] = Field(default_factory=dict)
     """The sheet's stats, as the VTT last reported them."""
     vtt: dict[str, Any] = Field(default_factory=dict)
-    """The adapter's own data (:attr:`sdk.events.ActorData.vtt`)."""
+    """The adapter's own data (:attr:`vttbridge.sdk.events.ActorData.vtt`)."""
 
 
 class SheetWrite(BaseModel):
@@ -100,7 +100,7 @@ class Scene(BaseModel):
     name: str = ""
     grid: Grid = Field(default_factory=Grid)
     extent: tuple[float, float] | None = None
-    """Canvas width and height in VTT px (:attr:`sdk.events.SceneData.extent`)."""
+    """Canvas width and height in VTT px (:attr:`vttbridge.sdk.events.SceneData.extent`)."""
 
 
 class Prompt(BaseModel):
@@ -133,7 +133,7 @@ class Prompt(BaseModel):
 
 class Watch(BaseModel):
     """A trigger created at run time (a Ready's condition), kept in state so a restored world
-    re-indexes it. ``spec`` is one of the trigger specs in :mod:`sdk.triggers`."""
+    re-indexes it. ``spec`` is one of the trigger specs in :mod:`vttbridge.sdk.triggers`."""
 
     key: str
     script: str

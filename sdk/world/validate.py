@@ -2,8 +2,8 @@
 changes, so a refused event leaves the world exactly as it was.
 
 :func:`parse_event` turns a payload into its event model; :func:`validate` raises
-:class:`sdk.errors.EventRejected` (a code, a message, the path of the bad field) for an event
-the world cannot take: an unknown token, a bad stat, an unknown prompt, a move too long.
+:class:`vttbridge.sdk.errors.EventRejected` (a code, a message, the path of the bad field) for an
+event the world cannot take: an unknown token, a bad stat, an unknown prompt, a move too long.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
-
-from rules.geometry import Cell
-from sdk.errors import EventRejected
-from sdk.events import (
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import (
     EVENT_ADAPTER,
     ActionDeclared,
     ActorUpdated,
@@ -34,7 +33,7 @@ from sdk.events import (
     TokenUpdated,
     TurnStarted,
 )
-from sdk.world.model import Prompt, World, check_stats
+from vttbridge.sdk.world.model import Prompt, World, check_stats
 
 MAX_MOVE_CELLS = 10_000
 """Cells one move may cross, its waypoints included."""

@@ -1,8 +1,8 @@
 """A read-only view of a world: what an adapter may read while it translates
 (``translate_in``/``translate_out``), and must not change.
 
-:class:`WorldView` is a :class:`typing.Protocol` that :class:`sdk.world.World` satisfies: the
-adapter gets the world itself (no copy, no wrapper: a token move's ``translate_in`` is on the
+:class:`WorldView` is a :class:`typing.Protocol` that :class:`vttbridge.sdk.world.World` satisfies:
+the adapter gets the world itself (no copy, no wrapper: a token move's ``translate_in`` is on the
 hot path), typed so that a type checker refuses an assignment to it. Mappings and the models in
 them are for reading only; the world changes through domain events alone.
 """
@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from rules.encounter import Encounter
-from rules.geometry import Grid
-from sdk.events import Player
-from sdk.regions import Region
-from sdk.world.model import Actor, Prompt, Scene, Token, Watch, WorldSettings
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.geometry import Grid
+from vttbridge.sdk.events import Player
+from vttbridge.sdk.regions import Region
+from vttbridge.sdk.world.model import Actor, Prompt, Scene, Token, Watch, WorldSettings
 
 __all__ = ["WorldView"]
 
 
 @runtime_checkable
 class WorldView(Protocol):
-    """What an adapter reads of a world (see :class:`sdk.world.World` for each field)."""
+    """What an adapter reads of a world (see :class:`vttbridge.sdk.world.World` for each field)."""
 
     @property
     def id(self) -> str: ...

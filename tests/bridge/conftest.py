@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 import socketio
+from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
+from vttbridge.adapters.bridge.storage import run_blocking
 
-from adapters.bridge.config import WorldConfig
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.bridge.storage import run_blocking
 from tests.bridge.minitable import MiniTable
 from tests.services import database, postgres, postgres_url, redis_url  # noqa: F401
 
@@ -170,7 +170,7 @@ async def start_serve(
     the URL). Its output lines go to ``output``."""
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "adapters.bridge", "serve",
+            sys.executable, "-m", "vttbridge", "serve",
             "--db", str(db), "--port", "0", "--no-default-world", "--rate", "0",
             "--adapter", "tests.bridge.minitable:MiniTable", *args,
         ],

@@ -22,11 +22,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-
-from adapters.base import Adapter, Command, Inbound, TranslationError
-from rules.geometry import Cell, Grid
-from sdk import effects as fx
-from sdk import events as ev
+from vttbridge.adapters.base import Adapter, Command, Inbound, TranslationError
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.sdk import effects as fx
+from vttbridge.sdk import events as ev
 
 CELL_PX = 100
 

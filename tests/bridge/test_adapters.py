@@ -6,9 +6,9 @@ import logging
 from typing import Any, ClassVar
 
 import pytest
+import vttbridge.adapters.base as base
+from vttbridge.adapters.base import Adapter, AdapterRegistry, Inbound
 
-import adapters.base as base
-from adapters.base import Adapter, AdapterRegistry, Inbound
 from tests.bridge.minitable import MiniTable
 
 

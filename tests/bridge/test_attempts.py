@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import pytest
 import socketio
+from vttbridge.adapters.bridge.attempts import AttemptLimits
 
-from adapters.bridge.attempts import AttemptLimits
 from tests.bridge.conftest import CLIENT, NS, Server, TableClient, start_server
 
 

@@ -11,10 +11,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from adapters.bridge import keys
-from adapters.bridge.cli import main
-from adapters.bridge.storage import run_blocking
+from vttbridge.adapters.bridge import keys
+from vttbridge.adapters.bridge.cli import main
+from vttbridge.adapters.bridge.storage import run_blocking
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +117,7 @@ def test_a_database_that_cannot_be_used_is_named(capsys, url, says):
 
 def test_serve_with_no_arguments_creates_and_prints_a_default_world(tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from adapters.bridge.cli import main; "
+        [sys.executable, "-c", "import sys; from vttbridge.adapters.bridge.cli import main; "
          "sys.exit(main(['serve', '--port', '0']))"],
         cwd=tmp_path,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
@@ -147,7 +146,7 @@ def test_serve_with_no_arguments_creates_and_prints_a_default_world(tmp_path):
 
 def test_serve_refuses_a_broken_script(tmp_path, capsys):
     script = tmp_path / "broken.py"
-    script.write_text("from sdk import Script\nscript = Script('x')\n1 / 0\n")
+    script.write_text("from vttbridge.sdk import Script\nscript = Script('x')\n1 / 0\n")
     code, _, err = run(capsys, "serve", "--db", str(tmp_path / "w.sqlite3"), "--script",
                        str(script))  # fmt: skip
     assert code == 2 and "broken.py:3" in err and "ZeroDivisionError" in err

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 import socketio
+from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
+from vttbridge.adapters.bridge.outbox import row_body
+from vttbridge.adapters.bridge.server import create_world
+from vttbridge.adapters.bridge.storage import LogRow, open_storage, run_blocking
 
-from adapters.bridge.cluster import Cluster, RemoteWorld
-from adapters.bridge.outbox import row_body
-from adapters.bridge.server import create_world
-from adapters.bridge.storage import LogRow, open_storage, run_blocking
 from tests.bridge.conftest import TableClient, printed, scene, start_serve
 
 LEASE = "1.5"  # seconds: a dead owner's worlds are taken over this soon

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 import socketio
+from vttbridge.adapters.bridge.server import create_world
 
-from adapters.bridge.server import create_world
 from tests.bridge.conftest import CLIENT, TableClient, refused, scene, start_server
 
 
@@ -129,7 +129,8 @@ async def test_disconnect_and_reconnect_are_logged(server, worlds, client_factor
 
 
 async def test_a_world_links_to_one_vtt_at_a_time(db, worlds, caplog):
-    from adapters.bridge.server import Bridge, BridgeConfig
+    from vttbridge.adapters.bridge.server import Bridge, BridgeConfig
+
     from tests.bridge.minitable import MiniTable
 
     class OtherTable(MiniTable):

@@ -11,8 +11,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from vttbridge.adapters.bridge.server import create_world
 
-from adapters.bridge.server import create_world
 from tests.bridge.conftest import TableClient, logged, scene, start_serve
 
 

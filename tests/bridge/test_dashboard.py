@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import socketio
+from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.dashboard.feed import NAMESPACE
 
-from adapters.bridge.config import WorldConfig
-from adapters.bridge.dashboard.feed import NAMESPACE
 from tests.bridge.conftest import (
     TableClient,
     moves_in_parallel,

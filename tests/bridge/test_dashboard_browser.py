@@ -46,7 +46,7 @@ def npm_ci(folder: Path) -> None:
 
 def _cli(*args: str) -> str:
     return subprocess.run(
-        [sys.executable, "-m", "adapters.bridge", *args],
+        [sys.executable, "-m", "vttbridge", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
     ).stdout  # fmt: skip
 
@@ -75,7 +75,7 @@ def test_dashboard_in_a_browser(
     log_path = tmp_path / "serve.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "adapters.bridge", "serve", "--db", str(db), "--port", "0",
+            [sys.executable, "-m", "vttbridge", "serve", "--db", str(db), "--port", "0",
              "--no-default-world", "--log-level", "info"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip

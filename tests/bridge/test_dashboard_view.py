@@ -4,13 +4,13 @@ questions and the chat lines."""
 
 from __future__ import annotations
 
-from adapters.bridge.dashboard.view import DashboardView, LinkView, build_view, log_lines
-from rules.encounter import take_action
-from rules.geometry import Cell
-from sdk import Script, rect
-from sdk.effects import AskPlayer, PostChat
-from sdk.events import Player, SceneData, SceneSnapshot
-from sdk.testing import WorldHarness
+from vttbridge.adapters.bridge.dashboard.view import DashboardView, LinkView, build_view, log_lines
+from vttbridge.rules.encounter import take_action
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk import Script, rect
+from vttbridge.sdk.effects import AskPlayer, PostChat
+from vttbridge.sdk.events import Player, SceneData, SceneSnapshot
+from vttbridge.sdk.testing import WorldHarness
 
 LINK = LinkView(vtt="minitable", connected=True)
 

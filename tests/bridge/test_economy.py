@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vttbridge.adapters.bridge.server import create_world
 
-from adapters.bridge.server import create_world
 from tests.bridge.conftest import Server, TableClient, start_server
 
 SCRIPT = textwrap.dedent(
     """
     import asyncio
-    from sdk import Script, TokenMoved
+    from vttbridge.sdk import Script, TokenMoved
 
     script = Script("table_script")
 

@@ -10,7 +10,7 @@ import textwrap
 from tests.bridge.conftest import TableClient, scene, start_server
 
 SCRIPT = """
-from sdk import ChatCommand, Context, Script
+from vttbridge.sdk import ChatCommand, Context, Script
 
 script = Script("greeter")
 

@@ -8,9 +8,9 @@ import os
 import signal
 
 import socketio
+from vttbridge.adapters.bridge.server import create_world
+from vttbridge.adapters.bridge.storage import run_blocking
 
-from adapters.bridge.server import create_world
-from adapters.bridge.storage import run_blocking
 from tests.bridge.conftest import CLIENT, TableClient, printed, refused, scene, start_serve
 
 

@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from vttbridge.adapters.bridge.server import Bridge
 
-from adapters.bridge.server import Bridge
 from tests.bridge.vtts import BIG, NAMESPACES, WORLDS, Client, fingerprint, serve_vtts
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vttbridge.adapters.bridge.server import Bridge
 
-from adapters.bridge.server import Bridge
 from tests.bridge.vtts import BIG, NAMESPACES, WORLDS, Client, fingerprint, serve_vtts
 
 F, R = "/foundry", "/roll20"

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 import pytest
+from vttbridge.adapters.bridge.outbox import Outbox
+from vttbridge.adapters.bridge.server import create_world
+from vttbridge.adapters.bridge.storage import open_storage
 
-from adapters.bridge.outbox import Outbox
-from adapters.bridge.server import create_world
-from adapters.bridge.storage import open_storage
 from tests.bridge.conftest import TableClient, printed, scene, start_serve
 from tests.bridge.test_cluster import LEASE, Player, nodes  # noqa: F401
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from vttbridge.adapters.bridge import install
 
-from adapters.bridge import install
 from tests.bridge.conftest import ROOT
 from tests.bridge.test_dashboard_browser import npm_ci
 

@@ -11,8 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adapters.bridge import keys
-from adapters.bridge.storage import run_blocking
+from vttbridge.adapters.bridge import keys
+from vttbridge.adapters.bridge.storage import run_blocking
+
 from tests.bridge.conftest import CLIENT, NS, ROOT, TableClient, refused, scene, start_server
 from tests.bridge.test_dashboard import Dashboard
 
@@ -122,7 +123,7 @@ async def test_a_reset_key_closes_the_connections_that_used_the_old_one(db, worl
         await page.connect(server.url, "table1", obs_key)  # a dashboard is closed too
         # the CLI, in another process, as a GM would run it
         out = subprocess.run(
-            [sys.executable, "-m", "adapters.bridge", "world", "reset-key", "table1",
+            [sys.executable, "-m", "vttbridge", "world", "reset-key", "table1",
              "--db", str(db)],
             cwd=ROOT, capture_output=True, text=True, check=True,
         ).stdout  # fmt: skip

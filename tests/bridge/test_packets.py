@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from vttbridge.adapters.bridge.packets import RESERVED_EVENTS
 
-from adapters.bridge.packets import RESERVED_EVENTS
 from tests.bridge.conftest import NS, Server, TableClient, scene, start_server
 from tests.bridge.rawclient import RawFrames, RawSocket
 

@@ -7,14 +7,14 @@ import json
 import sqlite3
 
 import pytest
+from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.server import create_world
+from vttbridge.adapters.bridge.storage import Lease, run_blocking
+from vttbridge.adapters.bridge.storage.groupcommit import WorldLog
+from vttbridge.adapters.bridge.storage.sqlite import SqliteDatabase, SqliteWriter
+from vttbridge.adapters.bridge.worldhost import GatedClock
+from vttbridge.sdk.clock import ManualClock
 
-from adapters.bridge.config import WorldConfig
-from adapters.bridge.server import create_world
-from adapters.bridge.storage import Lease, run_blocking
-from adapters.bridge.storage.groupcommit import WorldLog
-from adapters.bridge.storage.sqlite import SqliteDatabase, SqliteWriter
-from adapters.bridge.worldhost import GatedClock
-from sdk.clock import ManualClock
 from tests.bridge.conftest import Server, TableClient, scene, start_server
 
 PLAY = [

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.config import WorldConfig
+
 from tests.bridge.conftest import TableClient, acknowledged, scene, start_server
 
 

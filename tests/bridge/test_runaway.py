@@ -11,12 +11,13 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from adapters.bridge.server import create_world
-from adapters.bridge.storage import run_blocking
+from vttbridge.adapters.bridge.server import create_world
+from vttbridge.adapters.bridge.storage import run_blocking
+
 from tests.bridge.conftest import TableClient, logged, scene, start_serve
 
 SPIN = """\
-from sdk import Script, TokenMoved
+from vttbridge.sdk import Script, TokenMoved
 script = Script("spin")
 @script.on(TokenMoved)
 def spin(event, ctx):
@@ -25,7 +26,7 @@ def spin(event, ctx):
 """
 STUCK = """\
 import time
-from sdk import Script, TokenMoved
+from vttbridge.sdk import Script, TokenMoved
 script = Script("stuck")
 @script.on(TokenMoved)
 def stuck(event, ctx):

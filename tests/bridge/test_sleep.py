@@ -6,11 +6,11 @@ import asyncio
 import logging
 
 import aiohttp
+from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.worldhost import WorldHost
+from vttbridge.sdk import ChatCommand, Context, Script, TokenMoved
+from vttbridge.sdk.world import Prompt
 
-from adapters.bridge.config import WorldConfig
-from adapters.bridge.worldhost import WorldHost
-from sdk import ChatCommand, Context, Script, TokenMoved
-from sdk.world import Prompt
 from tests.bridge.conftest import TableClient, scene, start_server
 
 

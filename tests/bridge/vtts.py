@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import socketio
-
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.foundry import FoundryAdapter
-from adapters.roll20 import Roll20Adapter
+from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
+from vttbridge.adapters.foundry import FoundryAdapter
+from vttbridge.adapters.roll20 import Roll20Adapter
 
 ROOT = Path(__file__).resolve().parents[2]
 FOUNDRY = ROOT / "tests" / "adapters" / "foundry" / "fixtures"

@@ -3,8 +3,7 @@
 from pathlib import Path
 
 import pytest
-
-from sdk.testing import WorldHarness
+from vttbridge.sdk.testing import WorldHarness
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "corner_ambush.py"
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from sdk.testing import WorldHarness
+from vttbridge.sdk.testing import WorldHarness
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "foe_ambush.py"
 

@@ -7,9 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from rules.encounter import Encounter
-from rules.outcome import RuleError
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.outcome import RuleError
 
 
 def refused(enc: Encounter, code: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> RuleError:

@@ -1,19 +1,19 @@
-"""The action economy (rules.actions): what each action costs in each system, the one check
-and spend every rule goes through, and refusals that say what is left."""
+"""The action economy (vttbridge.rules.actions): what each action costs in each system, the one
+check and spend every rule goes through, and refusals that say what is left."""
 
 from __future__ import annotations
 
 import pytest
+from vttbridge.rules import actions
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import Encounter, add_character, next_turn, start_combat
+from vttbridge.rules.foe.charge import charge
+from vttbridge.rules.foe.movement import move
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import RuleError
+from vttbridge.rules.spycraft.ready import declare
 
-from rules import actions
-from rules.characters import Character
-from rules.dice import ScriptedRoller
-from rules.encounter import Encounter, add_character, next_turn, start_combat
-from rules.foe.charge import charge
-from rules.foe.movement import move
-from rules.options import Options
-from rules.outcome import RuleError
-from rules.spycraft.ready import declare
 from tests.rules.foe.helpers import east, fight, pony, world
 from tests.rules.refusals import refused
 

@@ -3,14 +3,15 @@ dice throughout)."""
 
 from __future__ import annotations
 
-from rules.conditions import conditions_of
-from rules.dice import ScriptedRoller
-from rules.encounter import end_combat, next_turn
-from rules.foe.charge import charge
-from rules.foe.sneaking import sneak, stop_sneaking
-from rules.spycraft.delay import delay
-from rules.spycraft.ready import declare, end_ready
-from rules.spycraft.standoff import attempt, resolve_crack
+from vttbridge.rules.conditions import conditions_of
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import end_combat, next_turn
+from vttbridge.rules.foe.charge import charge
+from vttbridge.rules.foe.sneaking import sneak, stop_sneaking
+from vttbridge.rules.spycraft.delay import delay
+from vttbridge.rules.spycraft.ready import declare, end_ready
+from vttbridge.rules.spycraft.standoff import attempt, resolve_crack
+
 from tests.rules.foe.helpers import east, fight, pony, world
 from tests.rules.spycraft.scene import kevin_scene
 from tests.rules.spycraft.test_standoff import crack_alice, scene, stand_off

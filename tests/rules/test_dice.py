@@ -9,8 +9,7 @@ import d20.expression
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from rules.dice import MAX_ROLLS, DiceError, Die, Roller, ScriptedRoller
+from vttbridge.rules.dice import MAX_ROLLS, DiceError, Die, Roller, ScriptedRoller
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from rules.geometry import (
+from vttbridge.rules.geometry import (
     Cell,
     DiagonalMetric,
     Grid,

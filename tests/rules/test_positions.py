@@ -3,8 +3,8 @@
 import copy
 import pickle
 
-from rules.encounter import Encounter, Positions
-from rules.geometry import Cell
+from vttbridge.rules.encounter import Encounter, Positions
+from vttbridge.rules.geometry import Cell
 
 A, B, C = Cell(x=1, y=2), Cell(x=3, y=4), Cell(x=5, y=6)
 

@@ -2,11 +2,11 @@
 (at turn changes, after moves and actions), cleared when the fight ends, kept in the world's
 state so a replay sends exactly the same."""
 
-from rules.geometry import DiagonalMetric
-from sdk.effects import MovementBudget
-from sdk.events import Player, SceneData, SceneSnapshot
-from sdk.runtime import WorldRuntime
-from sdk.testing import WorldHarness
+from vttbridge.rules.geometry import DiagonalMetric
+from vttbridge.sdk.effects import MovementBudget
+from vttbridge.sdk.events import Player, SceneData, SceneSnapshot
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.testing import WorldHarness
 
 
 async def fight(w: WorldHarness) -> list:
@@ -102,7 +102,7 @@ async def test_a_replay_sends_the_same_budgets():
         events = [e for e, _ in w.journal]
         store = dict(w.world.store["budget"])
     replay = WorldRuntime("replay", options=w.options, reload_interval=None)
-    from rules.dice import ScriptedRoller
+    from vttbridge.rules.dice import ScriptedRoller
 
     replay.roller = ScriptedRoller([90, 10])
     await replay.start()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from sdk import Context, Script, TokenMoved
-from sdk.testing import WorldHarness
+from vttbridge.sdk import Context, Script, TokenMoved
+from vttbridge.sdk.testing import WorldHarness
 
 script = Script("near")
 asked: list[str | None] = []

@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
-from rules.geometry import Cell
-from rules.outcome import Outcome, RuleError
-from sdk import ChatCommand, Context, Script, TokenMoved, UsageError
-from sdk.events import MoveRefused
-from sdk.testing import WorldHarness
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.outcome import Outcome, RuleError
+from vttbridge.sdk import ChatCommand, Context, Script, TokenMoved, UsageError
+from vttbridge.sdk.events import MoveRefused
+from vttbridge.sdk.testing import WorldHarness
 
 shots = Script("shots")
 

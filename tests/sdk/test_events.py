@@ -4,11 +4,10 @@ import json
 
 import pytest
 from pydantic import ValidationError
-
-from rules.geometry import Cell
-from sdk.effects import EFFECT_ADAPTER, AskPlayer, PostChat, SetInitiative, UpdateToken
-from sdk.errors import EventRejected
-from sdk.events import (
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.effects import EFFECT_ADAPTER, AskPlayer, PostChat, SetInitiative, UpdateToken
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import (
     EVENT_ADAPTER,
     EVENT_TYPES,
     ChatCommand,
@@ -16,7 +15,7 @@ from sdk.events import (
     TokenData,
     TokenMoved,
 )
-from sdk.world.validate import parse_event
+from vttbridge.sdk.world.validate import parse_event
 
 C = Cell(x=1, y=2)
 SAMPLES = {

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 
-from sdk import Script, holds, rect
-from sdk.events import ActionDeclared, TokenMoved
-from sdk.holds import SCRIPT_NAME, ReleaseMove, WatchMoves
-from sdk.runtime.scripts import builtin_scripts
-from sdk.testing import WorldHarness, cell
+from vttbridge.sdk import Script, holds, rect
+from vttbridge.sdk.events import ActionDeclared, TokenMoved
+from vttbridge.sdk.holds import SCRIPT_NAME, ReleaseMove, WatchMoves
+from vttbridge.sdk.runtime.scripts import builtin_scripts
+from vttbridge.sdk.testing import WorldHarness, cell
+
 from tests.sdk.chat.scenes import kevins_corner
 
 places = Script("test_places")
@@ -115,7 +116,7 @@ async def test_a_held_move_the_rules_refuse_is_released_where_it_started():
 def test_hold_effects_are_effects_with_schemas():
     """The held-moves effects are members of the Effect union: validated by their ``type``
     and in the published effect schema, like every other effect."""
-    from sdk.effects import EFFECT_ADAPTER
+    from vttbridge.sdk.effects import EFFECT_ADAPTER
 
     assert isinstance(EFFECT_ADAPTER.validate_python({"type": "watch_moves"}), WatchMoves)
     release = {"type": "release_move", "hold": "e1", "token": "t", "cell": {"x": 1, "y": 2}}

@@ -5,17 +5,16 @@ import os
 import types
 
 import pytest
-
-from rules.geometry import Cell
-from sdk import Script
-from sdk.errors import ScriptError
-from sdk.events import TokenMoved
-from sdk.loader import ENTRY_POINT_GROUP, import_file, load_source, scripts_of
-from sdk.runtime import WorldRuntime
-from sdk.testing import WorldHarness
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk import Script
+from vttbridge.sdk.errors import ScriptError
+from vttbridge.sdk.events import TokenMoved
+from vttbridge.sdk.loader import ENTRY_POINT_GROUP, import_file, load_source, scripts_of
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.testing import WorldHarness
 
 V1 = """
-from sdk import Script
+from vttbridge.sdk import Script
 script = Script("greeter")
 
 @script.command("hello")
@@ -111,7 +110,7 @@ async def test_watcher_reloads_a_changed_file(tmp_path):
 async def test_reload_drops_old_callbacks_and_position_triggers(tmp_path):
     p = tmp_path / "zone.py"
     p.write_text(
-        "from sdk import Script, rect\n"
+        "from vttbridge.sdk import Script, rect\n"
         "script = Script('zone')\n"
         "script.region('z', rect(5, 5, 6, 6))\n"
         "@script.on_enter('z')\n"
@@ -152,7 +151,7 @@ async def test_entry_points_are_loaded(monkeypatch):
         assert group == ENTRY_POINT_GROUP
         return [EP(), Broken()]
 
-    monkeypatch.setattr("sdk.loader.entry_points", fake_entry_points)
+    monkeypatch.setattr("vttbridge.sdk.loader.entry_points", fake_entry_points)
     rt = WorldRuntime("w", entry_points=True)
     await rt.start()
     try:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.geometry import Cell
-from sdk.effects import PostChat, UpdateConditions, UpdateStats
-from sdk.events import (
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.effects import PostChat, UpdateConditions, UpdateStats
+from vttbridge.sdk.events import (
     ActorData,
     ActorUpdated,
     DamageDealt,
@@ -17,8 +17,8 @@ from sdk.events import (
     TokenData,
     TokenUpdated,
 )
-from sdk.runtime import WorldRuntime
-from sdk.testing import WorldHarness
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.testing import WorldHarness
 
 KEVIN = {"initiative": 2, "reflex": 4, "action_dice": 2, "bab": 3}
 
@@ -199,7 +199,7 @@ async def test_a_foe_move_writes_nothing_back() -> None:
 
 
 async def test_what_a_script_changes_on_a_character_is_written_back() -> None:
-    from sdk import ChatCommand, Context, Script
+    from vttbridge.sdk import ChatCommand, Context, Script
 
     script = Script("strain")
 

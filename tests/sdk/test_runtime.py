@@ -4,15 +4,14 @@ import asyncio
 import json
 
 import pytest
-
-from rules.dice import Roller, ScriptedRoller
-from rules.geometry import Cell
-from rules.outcome import Outcome
-from sdk import Context, Script
-from sdk.clock import ManualClock
-from sdk.effects import PostChat
-from sdk.errors import EventRejected
-from sdk.events import (
+from vttbridge.rules.dice import Roller, ScriptedRoller
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.outcome import Outcome
+from vttbridge.sdk import Context, Script
+from vttbridge.sdk.clock import ManualClock
+from vttbridge.sdk.effects import PostChat
+from vttbridge.sdk.errors import EventRejected
+from vttbridge.sdk.events import (
     ActorUpdated,
     ChatMessage,
     PromptAnswered,
@@ -23,8 +22,8 @@ from sdk.events import (
     TokenRemoved,
     TokenUpdated,
 )
-from sdk.runtime import MAX_DERIVED, WorldRuntime
-from sdk.testing import WorldHarness
+from vttbridge.sdk.runtime import MAX_DERIVED, WorldRuntime
+from vttbridge.sdk.testing import WorldHarness
 
 
 def moved(token: str, x: int, y: int) -> TokenMoved:
@@ -260,7 +259,7 @@ async def test_wait_for_with_predicate_and_timeout():
 async def test_failing_script_is_reported_with_file_and_line(tmp_path):
     path = tmp_path / "buggy.py"
     path.write_text(
-        "from sdk import Script, TokenMoved\n"
+        "from vttbridge.sdk import Script, TokenMoved\n"
         "script = Script('buggy')\n"
         "@script.on(TokenMoved)\n"
         "def boom(event, ctx):\n"
@@ -279,7 +278,7 @@ async def test_slow_async_script_is_stopped_and_reported(tmp_path):
     path = tmp_path / "slow.py"
     path.write_text(
         "import asyncio\n"
-        "from sdk import Script, TokenMoved\n"
+        "from vttbridge.sdk import Script, TokenMoved\n"
         "script = Script('slow')\n"
         "@script.on(TokenMoved)\n"
         "async def dawdle(event, ctx):\n"
@@ -394,8 +393,8 @@ async def play(rt: WorldRuntime, clock: ManualClock, events) -> None:
 
 
 def scenario():
-    from sdk.events import CombatStarted
-    from sdk.regions import rect
+    from vttbridge.sdk.events import CombatStarted
+    from vttbridge.sdk.regions import rect
 
     s = Script("replay_probe")
     s.region("corner", rect(5, 0, 6, 3))
@@ -507,7 +506,7 @@ async def test_restored_prompt_timer_is_rearmed():
 
 
 async def test_prompt_answered_event_checks_the_player():
-    from sdk.events import Player, SceneData, SceneSnapshot
+    from vttbridge.sdk.events import Player, SceneData, SceneSnapshot
 
     s = Script("asker")
 

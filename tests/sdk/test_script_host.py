@@ -10,14 +10,13 @@ import types
 import typing
 
 import pytest
-
-from sdk import ChatCommand, Context, Script, ScriptFailed, TokenMoved
-from sdk.runtime import WorldRuntime
-from sdk.script_host import script_host
-from sdk.testing import WorldHarness
+from vttbridge.sdk import ChatCommand, Context, Script, ScriptFailed, TokenMoved
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.script_host import script_host
+from vttbridge.sdk.testing import WorldHarness
 
 GREETER = """
-from sdk import Script
+from vttbridge.sdk import Script
 script = Script("greeter")
 
 @script.command("hello")
@@ -125,7 +124,7 @@ async def test_a_failed_reload_keeps_the_old_version_everywhere(tmp_path):
 async def test_on_unload_runs_on_unload_reload_and_stop(tmp_path):
     p = tmp_path / "tidy.py"
     body = (
-        "from sdk import Script\n"
+        "from vttbridge.sdk import Script\n"
         "script = Script('tidy')\n"
         "@script.on_unload\n"
         "def bye(ctx):\n"
@@ -196,7 +195,7 @@ def test_wait_for_with_one_type_is_typed_for_that_type():
 
 @pytest.mark.parametrize("bad", ["1 / 0\n", "x = 1\n"])  # raises / defines no Script
 async def test_a_file_that_does_not_load_leaves_nothing_behind(tmp_path, bad):
-    from sdk.errors import ScriptError
+    from vttbridge.sdk.errors import ScriptError
 
     p = tmp_path / "bad.py"
     p.write_text(bad)

@@ -2,10 +2,9 @@
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from rules.geometry import Cell, Grid
-from sdk.regions import Region, line, path_xy, rect, within
-from sdk.triggers import (
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.sdk.regions import Region, line, path_xy, rect, within
+from vttbridge.sdk.triggers import (
     ActionSpec,
     ConditionSpec,
     EnterSpec,

@@ -7,10 +7,10 @@ import asyncio
 import threading
 from pathlib import Path
 
-from rules.geometry import Cell
-from sdk import TokenMoved, TokenUpdated
-from sdk.testing import WorldHarness
-from sdk.watchdog import ScriptTimeout, watchdog
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk import TokenMoved, TokenUpdated
+from vttbridge.sdk.testing import WorldHarness
+from vttbridge.sdk.watchdog import ScriptTimeout, watchdog
 
 
 def moved(token: str, x: int, y: int) -> TokenMoved:
@@ -19,7 +19,7 @@ def moved(token: str, x: int, y: int) -> TokenMoved:
 
 def script_file(tmp_path: Path, body: str, name: str = "stuck.py") -> str:
     path = tmp_path / name
-    path.write_text("from sdk import Script, TokenMoved\nscript = Script('stuck')\n" + body)
+    path.write_text("from vttbridge.sdk import Script, TokenMoved\nscript = Script('stuck')\n" + body)
     return str(path)
 
 
@@ -155,7 +155,7 @@ def judge(event, ctx):
         pass
 """
 SPINNING_CONDITION = """\
-from sdk import ChatCommand
+from vttbridge.sdk import ChatCommand
 @script.condition("spins", on=[ChatCommand])
 async def spins(event, ctx):
     while True:
@@ -175,7 +175,7 @@ async def test_a_move_judge_that_spins_is_stopped_and_the_move_goes_through(tmp_
 
 
 async def test_an_async_condition_whose_step_never_awaits_is_stopped(tmp_path: Path):
-    from sdk import ChatCommand, ConditionSpec
+    from vttbridge.sdk import ChatCommand, ConditionSpec
 
     src = script_file(tmp_path, SPINNING_CONDITION)
     async with WorldHarness(src, settings={"script_budget": 0.2}) as w:

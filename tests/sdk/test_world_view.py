@@ -2,8 +2,8 @@
 
 import inspect
 
-from adapters.base import Adapter
-from sdk.world import World, WorldView
+from vttbridge.adapters.base import Adapter
+from vttbridge.sdk.world import World, WorldView
 
 
 def test_the_world_is_a_world_view():

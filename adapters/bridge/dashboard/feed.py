@@ -4,7 +4,8 @@ A page connects with the same ``auth`` as a companion client (``{world, key, cli
 by :meth:`Bridge.authenticate`, in the same order and with the same refusals). Then:
 
 - server -> page ``welcome`` ``{world, role}`` once, then ``view`` (a
-  :class:`~adapters.bridge.dashboard.view.DashboardView`) at once and again after the world's
+  :class:`~vttbridge.adapters.bridge.dashboard.view.DashboardView`) at once and again after the
+  world's
   events, at most one every :data:`PUSH_INTERVAL` seconds: a burst of moves sends one view, not
   one per move. The first view carries the recent chat lines (``log_full``), later ones only
   the lines since the view before. A world nobody watches costs nothing: the feed listens to a
@@ -32,11 +33,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import socketio
 from pydantic import BaseModel, Field, ValidationError
-
-from adapters.base import Adapter, Command, Inbound
-from adapters.bridge.auth import Refused
-from adapters.bridge.cluster import RemoteWorld
-from adapters.bridge.dashboard.view import (
+from vttbridge.adapters.base import Adapter, Command, Inbound
+from vttbridge.adapters.bridge.auth import Refused
+from vttbridge.adapters.bridge.cluster import RemoteWorld
+from vttbridge.adapters.bridge.dashboard.view import (
     ClientView,
     DashboardView,
     LinkView,
@@ -44,17 +44,17 @@ from adapters.bridge.dashboard.view import (
     build_view,
     log_lines,
 )
-from adapters.bridge.inbound import read_payload
-from adapters.bridge.protocol import Ack, ErrorCode, ack_error
-from adapters.bridge.ratelimit import TokenBucket
-from adapters.bridge.session import screen
-from adapters.bridge.sockets import client_address, connect_answer
-from adapters.bridge.worldhost import WorldHost
-from sdk.effects import EFFECTS_ADAPTER
-from sdk.events import PromptAnswered
+from vttbridge.adapters.bridge.inbound import read_payload
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from vttbridge.adapters.bridge.ratelimit import TokenBucket
+from vttbridge.adapters.bridge.session import screen
+from vttbridge.adapters.bridge.sockets import client_address, connect_answer
+from vttbridge.adapters.bridge.worldhost import WorldHost
+from vttbridge.sdk.effects import EFFECTS_ADAPTER
+from vttbridge.sdk.events import PromptAnswered
 
 if TYPE_CHECKING:
-    from adapters.bridge.server import Bridge
+    from vttbridge.adapters.bridge.server import Bridge
 
 log = logging.getLogger("vttbridge")
 

@@ -7,15 +7,15 @@ What comes from where:
 
 - the scene: tokens, named regions, and the cells each position watch covers (a Ready's
   ``--when enters corner`` or ``within 10``), in grid cells;
-- the encounter core (``rules.encounter``): the initiative order with each IC, whose turn it
-  is, delays, and the actions each combatant has spent this turn (``Combatant.half_actions``,
+- the encounter core (``vttbridge.rules.encounter``): the initiative order with each IC, whose turn
+  it is, delays, and the actions each combatant has spent this turn (``Combatant.half_actions``,
   ``actions_taken``, ``free_used``; both systems spend through them);
 - Spycraft 2.0 (``enc.spycraft``): Readies and their expiry (rule 4: the count reaching the
   owner's IC in the round after the declaring one), stand offs with each participant's stress
-  against his thresholds (multiples of Wisdom, ``rules.spycraft.standoff``);
+  against his thresholds (multiples of Wisdom, ``vttbridge.rules.spycraft.standoff``);
 - Fallout: Equestria: the ground each combatant can still cover this turn
-  (``rules.foe.movement``): at walking pace (keeping an action for something else), running,
-  or sneaking;
+  (``vttbridge.rules.foe.movement``): at walking pace (keeping an action for something else),
+  running, or sneaking;
 - prompts waiting for an answer (``World.prompts``), the recent chat lines the rules sent (the
   feed keeps them, from the log), and the VTT link (the bridge's sessions).
 """
@@ -26,16 +26,15 @@ from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
-
-from rules.encounter import Encounter
-from rules.foe.movement import budget
-from rules.spycraft.standoff import thresholds_exceeded
-from rules.spycraft.state import StandOff
-from sdk.chat.spycraft import READY_WATCH
-from sdk.effects import AskPlayer, PostChat
-from sdk.regions import within
-from sdk.triggers import SPEC_ADAPTER, EnterSpec, WithinSpec
-from sdk.world import Prompt, World
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.foe.movement import budget
+from vttbridge.rules.spycraft.standoff import thresholds_exceeded
+from vttbridge.rules.spycraft.state import StandOff
+from vttbridge.sdk.chat.spycraft import READY_WATCH
+from vttbridge.sdk.effects import AskPlayer, PostChat
+from vttbridge.sdk.regions import within
+from vttbridge.sdk.triggers import SPEC_ADAPTER, EnterSpec, WithinSpec
+from vttbridge.sdk.world import Prompt, World
 
 XY = tuple[int, int]
 MAX_CELLS = 4096
@@ -103,7 +102,7 @@ class MovementView(BaseModel):
     speed: float
     moved: float
     left: float | None
-    """The most he may move now (``rules.foe.movement.budget``)."""
+    """The most he may move now (``vttbridge.rules.foe.movement.budget``)."""
     walk: float | None
     """Moving with one action, keeping the other."""
     run: float | None
@@ -433,7 +432,7 @@ def _combatant(enc: Encounter, token: str, foe: bool) -> CombatantView:
 
 
 def _movement(enc: Encounter, token: str) -> MovementView:
-    """What ``rules.foe.movement.budget`` allows him, by pace."""
+    """What ``vttbridge.rules.foe.movement.budget`` allows him, by pace."""
     b = budget(enc, token)
     if b is None:  # not in the fight: he moves freely
         speed = enc.character(token).move

@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from adapters.bridge.storage.base import LogRow, Storage, WorldRecord, WorldSummary
-from adapters.bridge.storage.errors import NotOwner, StoreError
-from adapters.bridge.storage.groupcommit import WorldLog
-from adapters.bridge.storage.leases import Lease, LeaseKeeper, default_node_id
+from vttbridge.adapters.bridge.storage.base import LogRow, Storage, WorldRecord, WorldSummary
+from vttbridge.adapters.bridge.storage.errors import NotOwner, StoreError
+from vttbridge.adapters.bridge.storage.groupcommit import WorldLog
+from vttbridge.adapters.bridge.storage.leases import Lease, LeaseKeeper, default_node_id
 
 T = TypeVar("T")
 
@@ -63,7 +63,7 @@ def describe(location: str | Path) -> str:
     kind, target = parse(location)
     if kind == "sqlite":
         return target
-    from adapters.bridge.storage.postgres import display
+    from vttbridge.adapters.bridge.storage.postgres import display
 
     return display(target)
 
@@ -74,10 +74,12 @@ async def open_storage(location: str | Path, *, durability: str = "normal") -> S
     loss); PostgreSQL's commits are as durable as the server is configured to make them."""
     kind, target = parse(location)
     if kind == "postgresql":
-        from adapters.bridge.storage.postgres import PostgresStorage  # asyncpg only if used
+        from vttbridge.adapters.bridge.storage.postgres import (
+            PostgresStorage,  # asyncpg only if used
+        )
 
         return await PostgresStorage.open(target)
-    from adapters.bridge.storage.sqlite import SqliteStorage
+    from vttbridge.adapters.bridge.storage.sqlite import SqliteStorage
 
     return SqliteStorage(target, durability=durability)
 

@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.bridge.storage.errors import StoreError
-from adapters.bridge.storage.groupcommit import GroupCommit, WorldLog
-from adapters.bridge.storage.leases import Lease
+from vttbridge.adapters.bridge.storage.errors import StoreError
+from vttbridge.adapters.bridge.storage.groupcommit import GroupCommit, WorldLog
+from vttbridge.adapters.bridge.storage.leases import Lease
 
 
 @dataclass
@@ -116,7 +116,8 @@ LostCallback = Callable[[str, int, StoreError], None]
 
 
 class Storage(ABC):
-    """The bridge's database. Open one with :func:`adapters.bridge.storage.open_storage`."""
+    """The bridge's database. Open one with
+    :func:`vttbridge.adapters.bridge.storage.open_storage`."""
 
     location: str
     """Where the data is, fit to print (a path, or a URL without its password)."""

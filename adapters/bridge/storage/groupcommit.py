@@ -27,10 +27,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from adapters.bridge.storage.errors import NotOwner, StoreError
+from vttbridge.adapters.bridge.storage.errors import NotOwner, StoreError
 
 if TYPE_CHECKING:
-    from adapters.bridge.storage.leases import Lease
+    from vttbridge.adapters.bridge.storage.leases import Lease
 
 log = logging.getLogger(__name__)
 

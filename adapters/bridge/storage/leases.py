@@ -5,7 +5,8 @@ is free, expired, or already the caller's, and increments the world's fence each
 fence never repeats. Every commit of log or snapshot rows checks, in its own transaction,
 that the fence the rows were queued under is still the world's current one (PostgreSQL: a
 ``FOR SHARE`` lock on the lease row, so a takeover waits for a commit in flight, and every
-later write of the old owner fails with :class:`~adapters.bridge.storage.errors.NotOwner`).
+later write of the old owner fails with
+:class:`~vttbridge.adapters.bridge.storage.errors.NotOwner`).
 Expiry is the database's clock (PostgreSQL's ``now()``), never the nodes'. Each log row keeps
 its fence: over a world's log, seqs increase and fences never go back.
 
@@ -28,10 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from adapters.bridge.storage.errors import NotOwner, StoreError
+from vttbridge.adapters.bridge.storage.errors import NotOwner, StoreError
 
 if TYPE_CHECKING:
-    from adapters.bridge.storage.base import Storage
+    from vttbridge.adapters.bridge.storage.base import Storage
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from adapters.bridge.storage.errors import StoreError
+from vttbridge.adapters.bridge.storage.errors import StoreError
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import asyncpg
-
-from adapters.bridge.storage import hide_password
-from adapters.bridge.storage.base import (
+from vttbridge.adapters.bridge.storage import hide_password
+from vttbridge.adapters.bridge.storage.base import (
     ROW_COLUMNS,
     SUMMARY_SQL,
     WORLD_COLUMNS,
@@ -39,10 +38,10 @@ from adapters.bridge.storage.base import (
     summarize,
     world_record,
 )
-from adapters.bridge.storage.errors import StoreError
-from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
-from adapters.bridge.storage.leases import Lease
-from adapters.bridge.storage.migrations import POSTGRES, Schema
+from vttbridge.adapters.bridge.storage.errors import StoreError
+from vttbridge.adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
+from vttbridge.adapters.bridge.storage.leases import Lease
+from vttbridge.adapters.bridge.storage.migrations import POSTGRES, Schema
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from adapters.bridge.storage.base import (
+from vttbridge.adapters.bridge.storage.base import (
     ROW_COLUMNS,
     SUMMARY_SQL,
     WORLD_COLUMNS,
@@ -39,10 +39,10 @@ from adapters.bridge.storage.base import (
     summarize,
     world_record,
 )
-from adapters.bridge.storage.errors import StoreError
-from adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
-from adapters.bridge.storage.leases import Lease
-from adapters.bridge.storage.migrations import SQLITE, statements
+from vttbridge.adapters.bridge.storage.errors import StoreError
+from vttbridge.adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
+from vttbridge.adapters.bridge.storage.leases import Lease
+from vttbridge.adapters.bridge.storage.migrations import SQLITE, statements
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

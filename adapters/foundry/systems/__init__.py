@@ -1,8 +1,8 @@
 """Per-system mapping tables: Foundry actor data to the rules' character stats.
 
 A table is a JSON file named after the Foundry game system id (``game.system.id``), e.g.
-``dnd5e.json``. It lists, for each stat of :class:`rules.characters.Character`, the document
-paths to read, first match wins::
+``dnd5e.json``. It lists, for each stat of :class:`vttbridge.rules.characters.Character`, the
+document paths to read, first match wins::
 
     {
       "system": "mysystem",
@@ -23,14 +23,14 @@ A rule is a dotted path, or an object with ``path`` and optionally ``map`` (valu
 Values are coerced to the stat's type; one that cannot be (text in a number field) is skipped
 with a warning, never an error: actor sheets hold all sorts of things.
 
-The same rules write back what the rules change (``rules.characters.RULES_OWNED``: action dice,
-stress, wound and vitality points): to the path the value was read from (``scale``/``offset``
+The same rules write back what the rules change (``vttbridge.rules.characters.RULES_OWNED``: action
+dice, stress, wound and vitality points): to the path the value was read from (``scale``/``offset``
 undone), else to the table's first plain path for the stat (for the default table
 ``flags.vttbridge.stats.<stat>``, which every later read tries first). A value read through
 ``map`` or ``modifier`` cannot be written back: the sheet keeps its own, the rules theirs.
 
-``conditions`` maps the conditions the rules put on a character (``rules.conditions``) to the
-Foundry status effect that shows them on the token: an object with the status ``id`` and, for a
+``conditions`` maps the conditions the rules put on a character (``vttbridge.rules.conditions``) to
+the Foundry status effect that shows them on the token: an object with the status ``id`` and, for a
 status the module registers itself, its ``name`` and ``img``; ``null`` shows nothing::
 
     "conditions": {
@@ -54,7 +54,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, get_args
 
-from rules.characters import Character, ability_modifier
+from vttbridge.rules.characters import Character, ability_modifier
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from adapters.base import Command
-from adapters.foundry import FoundryAdapter
-from sdk.testing import WorldHarness
+from vttbridge.adapters.base import Command
+from vttbridge.adapters.foundry import FoundryAdapter
+from vttbridge.sdk.testing import WorldHarness
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 import socketio
+from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
+from vttbridge.adapters.foundry import FoundryAdapter
 
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.foundry import FoundryAdapter
 from tests.adapters.commands import commands_up_to
 
 from .conftest import fixture

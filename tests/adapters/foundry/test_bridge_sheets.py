@@ -21,9 +21,8 @@ from typing import Any
 
 import pytest
 import socketio
-
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.foundry import FoundryAdapter
+from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
+from vttbridge.adapters.foundry import FoundryAdapter
 
 NS = "/foundry"
 CLIENT = {"name": "vttbridge-foundry", "version": "0.1.0", "vtt": "foundry 13.350"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from adapters.foundry.demo import play
+from vttbridge.adapters.foundry.demo import play
 
 
 async def test_demo_plays_the_corner_and_the_stand_off() -> None:

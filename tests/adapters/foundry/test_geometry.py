@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adapters.foundry.geometry import foundry_cell, foundry_xy
-from rules.geometry import Cell
+from vttbridge.adapters.foundry.geometry import foundry_cell, foundry_xy
+from vttbridge.rules.geometry import Cell
 
 
 def c(x: int, y: int) -> Cell:

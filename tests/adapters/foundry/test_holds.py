@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.foundry import FLAG
-from sdk.holds import SCRIPT_NAME, attempt_watches
+from vttbridge.adapters.foundry import FLAG
+from vttbridge.sdk.holds import SCRIPT_NAME, attempt_watches
 
 from .conftest import chat_text, ops
 

@@ -44,7 +44,7 @@ def _free_port() -> int:
 
 def _cli(*args: str, **kw: object) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "adapters.bridge", *args],
+        [sys.executable, "-m", "vttbridge", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=True, **kw,
     )  # fmt: skip
 
@@ -83,8 +83,8 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     port = _free_port()
     log = (tmp / "serve.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "adapters.bridge", "serve", "--db", str(db), "--port", str(port),
-         "--adapter", "adapters.foundry:FoundryAdapter",
+        [sys.executable, "-m", "vttbridge", "serve", "--db", str(db), "--port", str(port),
+         "--adapter", "vttbridge.adapters.foundry:FoundryAdapter",
          "--no-default-world", "--log-level", "info"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -6,14 +6,13 @@ import json
 
 import pytest
 from pydantic import ValidationError
-
-from adapters.base import TranslationError
-from adapters.foundry import FoundryAdapter
-from adapters.foundry.models import FChatMessage, FGrid, parse_roll
-from rules.geometry import Cell, Grid
-from sdk import events as ev
-from sdk import holds
-from sdk.world import Actor, Scene, Token, World
+from vttbridge.adapters.base import TranslationError
+from vttbridge.adapters.foundry import FoundryAdapter
+from vttbridge.adapters.foundry.models import FChatMessage, FGrid, parse_roll
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.sdk import events as ev
+from vttbridge.sdk import holds
+from vttbridge.sdk.world import Actor, Scene, Token, World
 
 from .conftest import fixture
 
@@ -504,7 +503,7 @@ def test_held_move_refused_without_the_holds_script(adapter):
 def test_the_modules_path_length_fixture_is_what_the_rules_measure():
     """module/src/geometry.js pathLength is checked against this fixture (unit-v13.test.mjs):
     the ruler's colours must measure a path as the rules do."""
-    from rules.geometry import DiagonalMetric
+    from vttbridge.rules.geometry import DiagonalMetric
 
     cases = fixture("path_lengths")["cases"]
     assert {c["metric"] for c in cases} == {m.value for m in DiagonalMetric}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from adapters.foundry import FLAG, OUTBOUND
-from rules.encounter import Combatant
-from rules.geometry import Cell, Grid
-from sdk import effects as fx
-from sdk.effects import MoveWatch, ReleaseMove, WatchMoves
-from sdk.events import Player
-from sdk.world import Actor, Scene, World
+from vttbridge.adapters.foundry import FLAG, OUTBOUND
+from vttbridge.rules.encounter import Combatant
+from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.sdk import effects as fx
+from vttbridge.sdk.effects import MoveWatch, ReleaseMove, WatchMoves
+from vttbridge.sdk.events import Player
+from vttbridge.sdk.world import Actor, Scene, World
 
 from .conftest import fixture
 from .test_translate_in import warehouse
@@ -72,7 +72,7 @@ def test_every_command_validates_against_its_schema(adapter):
 def test_the_write_back_is_in_the_published_schemas(adapter):
     import json
 
-    from adapters.bridge.schema import schemas
+    from vttbridge.adapters.bridge.schema import schemas
 
     found = schemas([adapter])
     assert "foundry/out/Actor.update.json" in found
@@ -199,7 +199,7 @@ def test_gm_player_role(adapter):
 
 def test_json_schemas():
     """Every payload and command publishes a JSON Schema (``vttbridge schema``)."""
-    from adapters.foundry import INBOUND
+    from vttbridge.adapters.foundry import INBOUND
 
     for model in [*INBOUND.values(), *OUTBOUND.values()]:
         schema = model.model_json_schema()
@@ -267,7 +267,7 @@ def test_an_unlinked_tokens_stats_go_to_its_synthetic_actor(adapter):
 
 
 def test_scaled_stats_are_undone_and_mapped_ones_left_alone(adapter):
-    from adapters.foundry.systems import register_table
+    from vttbridge.adapters.foundry.systems import register_table
 
     register_table(
         {
@@ -326,8 +326,8 @@ def test_conditions_are_status_effects(adapter):
 
 
 def test_movement_budget_is_a_flag_on_the_token_every_client_reads(adapter):
-    from rules.foe.movement import MoveBudget
-    from rules.geometry import DiagonalMetric
+    from vttbridge.rules.foe.movement import MoveBudget
+    from vttbridge.rules.geometry import DiagonalMetric
 
     b = MoveBudget(speed=25, moved=10, left=65, walk=15, run=65, sneak=None, turn=True)
     effect = fx.MovementBudget(

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from adapters.roll20 import INBOUND, Roll20Adapter
-from rules.geometry import Cell
-from sdk.events import Player
-from sdk.world import Scene, Token, World
+from vttbridge.adapters.roll20 import INBOUND, Roll20Adapter
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.events import Player
+from vttbridge.sdk.world import Scene, Token, World
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 import socketio
+from vttbridge.adapters.base import AdapterRegistry, check_adapter
+from vttbridge.adapters.bridge.schema import schemas
+from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
+from vttbridge.adapters.roll20 import Roll20Adapter
 
-from adapters.base import AdapterRegistry, check_adapter
-from adapters.bridge.schema import schemas
-from adapters.bridge.server import Bridge, BridgeConfig, create_world
-from adapters.roll20 import Roll20Adapter
 from tests.adapters.commands import commands_up_to
 
 from .conftest import fixture
@@ -263,8 +263,8 @@ async def test_a_sheet_change_reaches_every_token_of_its_character(
 
 
 def test_conditions_become_markers() -> None:
-    from sdk import effects as fx
-    from sdk.world import World
+    from vttbridge.sdk import effects as fx
+    from vttbridge.sdk.world import World
 
     adapter = Roll20Adapter()
     effect = fx.UpdateConditions(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adapters.roll20.geometry import ROLL20_UNIT_PX, roll20_cell, roll20_grid, roll20_xy
-from rules.geometry import Cell
+from vttbridge.adapters.roll20.geometry import ROLL20_UNIT_PX, roll20_cell, roll20_grid, roll20_xy
+from vttbridge.rules.geometry import Cell
 
 
 def c(x: int, y: int) -> Cell:

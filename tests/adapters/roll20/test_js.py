@@ -61,7 +61,7 @@ def relay_built() -> Path:
 
 def _node_test(relay: Path, name: str) -> None:
     assert NODE is not None
-    env = dict(os.environ, VTTBRIDGE_CMD=json.dumps([sys.executable, "-m", "adapters.bridge"]))
+    env = dict(os.environ, VTTBRIDGE_CMD=json.dumps([sys.executable, "-m", "vttbridge"]))
     res = subprocess.run(
         [NODE, "--test", "--test-reporter=spec", f"test/{name}"],
         cwd=relay,

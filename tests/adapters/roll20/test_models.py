@@ -6,8 +6,7 @@ import json
 
 import pytest
 from pydantic import ValidationError
-
-from adapters.roll20.models import (
+from vttbridge.adapters.roll20.models import (
     ChatMsg,
     Graphic,
     GraphicPrev,
@@ -17,14 +16,14 @@ from adapters.roll20.models import (
     parse_lastmove,
     parse_statusmarkers,
 )
-from adapters.roll20.turnorder import (
+from vttbridge.adapters.roll20.turnorder import (
     TurnOrderError,
     dump_turnorder,
     parse_turnorder,
     pr_value,
     round_counter,
 )
-from rules.geometry import DiagonalMetric
+from vttbridge.rules.geometry import DiagonalMetric
 
 from .conftest import fixture
 

@@ -6,16 +6,15 @@ import json
 from typing import Any
 
 import pytest
-
-from adapters.base import Command, TranslationError
-from adapters.roll20 import OUTBOUND, Roll20Adapter
-from adapters.roll20.adapter import escape_chat
-from adapters.roll20.models import CampaignSetData, TurnOrderPatch
-from adapters.roll20.turnorder import merge_turnorder, parse_turnorder
-from rules.geometry import Cell, DiagonalMetric
-from sdk import effects as fx
-from sdk import events as ev
-from sdk.world import World
+from vttbridge.adapters.base import Command, TranslationError
+from vttbridge.adapters.roll20 import OUTBOUND, Roll20Adapter
+from vttbridge.adapters.roll20.adapter import escape_chat
+from vttbridge.adapters.roll20.models import CampaignSetData, TurnOrderPatch
+from vttbridge.adapters.roll20.turnorder import merge_turnorder, parse_turnorder
+from vttbridge.rules.geometry import Cell, DiagonalMetric
+from vttbridge.sdk import effects as fx
+from vttbridge.sdk import events as ev
+from vttbridge.sdk.world import World
 
 from .conftest import HERE, fixture, validate
 
@@ -733,7 +732,7 @@ def test_release_is_a_set_to_where_the_rules_left_the_token(
 
 
 def test_the_real_holds_script_effects_translate(adapter: Roll20Adapter, world: World) -> None:
-    from sdk import holds
+    from vttbridge.sdk import holds
 
     watch = holds.WatchMoves(scene="-OPage01", watches=[holds.MoveWatch(cells=[(1, 2)])])
     assert _one(adapter, watch, world).data["watches"][0]["cells"] == [(1, 2)]
@@ -820,7 +819,7 @@ def test_merge_never_drops_or_changes_foreign_rows() -> None:
 def test_a_drag_in_a_fight_whispers_the_mover_what_is_left(
     adapter: Roll20Adapter, world: World
 ) -> None:
-    from rules.foe.movement import MoveBudget
+    from vttbridge.rules.foe.movement import MoveBudget
 
     b = MoveBudget(speed=25, moved=10, left=65, walk=15, run=65, sneak=None, turn=True)
     drag = fx.MovementBudget(token="-OTokPC01", budget=b, cause="move", player="-OPlay02")

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from adapters.bridge.storage import Storage, open_storage, parse
+from vttbridge.adapters.bridge.storage import Storage, open_storage, parse
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import asyncio
 import json
 
 import pytest
+from vttbridge.adapters.bridge.storage import Storage, StoreError
 
-from adapters.bridge.storage import Storage, StoreError
 from tests.bridge.storage.conftest import query
 
 
@@ -152,7 +152,7 @@ async def test_suspects_are_marked_from_another_thread(store: Storage):
 
 
 async def test_a_database_of_a_newer_schema_is_refused(database):
-    from adapters.bridge.storage import open_storage
+    from vttbridge.adapters.bridge.storage import open_storage
 
     s = await open_storage(database)
     await s.close()

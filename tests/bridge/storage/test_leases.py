@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from vttbridge.adapters.bridge.storage import NotOwner, Storage, StoreError, open_storage, parse
 
-from adapters.bridge.storage import NotOwner, Storage, StoreError, open_storage, parse
 from tests.bridge.storage.conftest import query
 
 

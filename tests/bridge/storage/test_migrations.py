@@ -7,9 +7,9 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from vttbridge.adapters.bridge.storage import StoreError, open_storage, parse
+from vttbridge.adapters.bridge.storage.migrations import POSTGRES, SQLITE, Schema
 
-from adapters.bridge.storage import StoreError, open_storage, parse
-from adapters.bridge.storage.migrations import POSTGRES, SQLITE, Schema
 from tests.bridge.storage.conftest import query
 from tests.bridge.test_persistence import to_schema_1
 
@@ -57,7 +57,7 @@ def step(schema: Schema, sql: str) -> Schema:
 async def migrate(database: Any, schema: Schema) -> None:
     kind, target = parse(database)
     if kind == "sqlite":
-        from adapters.bridge.storage import sqlite
+        from vttbridge.adapters.bridge.storage import sqlite
 
         conn = sqlite.connect(target)
         try:
@@ -65,7 +65,7 @@ async def migrate(database: Any, schema: Schema) -> None:
         finally:
             conn.close()
         return
-    from adapters.bridge.storage import postgres
+    from vttbridge.adapters.bridge.storage import postgres
 
     conn = await postgres.connect(target)
     try:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.characters import Character
-from rules.dice import ScriptedRoller
-from rules.encounter import Encounter, add_character, start_combat
-from rules.geometry import Cell
-from rules.options import Options
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import Encounter, add_character, start_combat
+from vttbridge.rules.geometry import Cell
+from vttbridge.rules.options import Options
 
 
 def pony(cid: str, **stats: Any) -> Character:

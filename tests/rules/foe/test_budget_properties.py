@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from vttbridge.rules.dice import Roller, ScriptedRoller
+from vttbridge.rules.encounter import next_turn, take_action
+from vttbridge.rules.foe.charge import charge
+from vttbridge.rules.foe.jumping import jump
+from vttbridge.rules.foe.movement import dodge, move, movement_allowed
+from vttbridge.rules.foe.sneaking import hold_defense, sneak, stop_sneaking
+from vttbridge.rules.foe.surprise import start_surprise_round
+from vttbridge.rules.geometry import Cell, DiagonalMetric
+from vttbridge.rules.outcome import RuleError
 
-from rules.dice import Roller, ScriptedRoller
-from rules.encounter import next_turn, take_action
-from rules.foe.charge import charge
-from rules.foe.jumping import jump
-from rules.foe.movement import dodge, move, movement_allowed
-from rules.foe.sneaking import hold_defense, sneak, stop_sneaking
-from rules.foe.surprise import start_surprise_round
-from rules.geometry import Cell, DiagonalMetric
-from rules.outcome import RuleError
 from tests.rules.foe.helpers import fight, pony, world
 
 step = st.integers(min_value=-14, max_value=14)

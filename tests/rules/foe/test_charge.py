@@ -4,18 +4,18 @@ it ends within 5 ft of an enemy, horn damage, the optional fear check."""
 from __future__ import annotations
 
 import pytest
-
-from rules.dice import ScriptedRoller
-from rules.encounter import take_action
-from rules.foe.charge import (
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import take_action
+from vttbridge.rules.foe.charge import (
     charge,
     charge_attack,
     charge_dragged,
     charge_fear_check,
     horn_charge_damage,
 )
-from rules.foe.movement import move, movement_allowed
-from rules.outcome import RuleError
+from vttbridge.rules.foe.movement import move, movement_allowed
+from vttbridge.rules.outcome import RuleError
+
 from tests.rules.foe.helpers import c, east, fight, pony, world
 from tests.rules.refusals import refused
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from rules.dice import ScriptedRoller
-from rules.encounter import start_combat
-from rules.foe.initiative import initiative_expression, initiative_modifier
-from rules.options import Options
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import start_combat
+from vttbridge.rules.foe.initiative import initiative_expression, initiative_modifier
+from vttbridge.rules.options import Options
+
 from tests.rules.foe.helpers import pony, world
 
 

@@ -4,9 +4,9 @@ minimum-speed cases, ⚙ high jump rounding."""
 from __future__ import annotations
 
 import pytest
+from vttbridge.rules.foe.jumping import can_clear, high_jump, jump, long_jump, straight_run
+from vttbridge.rules.foe.movement import move
 
-from rules.foe.jumping import can_clear, high_jump, jump, long_jump, straight_run
-from rules.foe.movement import move
 from tests.rules.foe.helpers import c, east, fight, pony, world
 from tests.rules.refusals import refused
 
@@ -137,7 +137,7 @@ def test_a_running_start_outside_combat_needs_the_path():
 def test_a_jump_leg_of_a_drag_measures_the_leg_and_finds_its_run_up():
     """A drag's leg marked as a jump: its length is the jump's; a straight run of one move
     action's distance just before it is a running start."""
-    from rules.foe.jumping import jump_leg
+    from vttbridge.rules.foe.jumping import jump_leg
 
     enc = fight(world(pony("pip", move=25), pony("ox"), at={"pip": (0, 0), "ox": (0, 9)}),
                 ["pip", "ox"])  # fmt: skip

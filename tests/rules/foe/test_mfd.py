@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rules.dice import ScriptedRoller
-from rules.foe.checks import Check, opposed, roll_check
-from rules.foe.mfd import easier, harder, penalised, rung, target
-from rules.options import DEFAULT_MFD_LADDER
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.foe.checks import Check, opposed, roll_check
+from vttbridge.rules.foe.mfd import easier, harder, penalised, rung, target
+from vttbridge.rules.options import DEFAULT_MFD_LADDER
 
 
 def test_default_ladder():

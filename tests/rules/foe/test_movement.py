@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import next_turn, take_action
+from vttbridge.rules.foe.movement import dodge, move, movement_allowed
+from vttbridge.rules.geometry import Cell, DiagonalMetric
+from vttbridge.rules.outcome import RuleError
 
-from rules.dice import ScriptedRoller
-from rules.encounter import next_turn, take_action
-from rules.foe.movement import dodge, move, movement_allowed
-from rules.geometry import Cell, DiagonalMetric
-from rules.outcome import RuleError
 from tests.rules.foe.helpers import c, east, fight, pony, world
 from tests.rules.refusals import refused
 
@@ -196,7 +196,7 @@ def paces(b):
 
 
 def test_budget_at_the_start_of_his_turn_walks_1x_and_runs_3x():
-    from rules.foe.movement import budget
+    from vttbridge.rules.foe.movement import budget
 
     enc = runner(25)
     b = budget(enc, "pip")
@@ -205,7 +205,7 @@ def test_budget_at_the_start_of_his_turn_walks_1x_and_runs_3x():
 
 
 def test_budget_counts_what_he_moved_within_and_past_the_first_action():
-    from rules.foe.movement import budget
+    from vttbridge.rules.foe.movement import budget
 
     enc = runner(25)
     move(enc, "pip", east(10))
@@ -217,7 +217,7 @@ def test_budget_counts_what_he_moved_within_and_past_the_first_action():
 
 
 def test_budget_after_another_action_has_no_run():
-    from rules.foe.movement import budget
+    from vttbridge.rules.foe.movement import budget
 
     enc = runner(25)
     take_action(enc, "pip", "half", "shoot")
@@ -227,8 +227,8 @@ def test_budget_after_another_action_has_no_run():
 
 
 def test_budget_while_sneaking_is_the_sneak_movement_left():
-    from rules.foe.movement import budget
-    from rules.foe.sneaking import sneak
+    from vttbridge.rules.foe.movement import budget
+    from vttbridge.rules.foe.sneaking import sneak
 
     enc = world(pony("shade", move=30, sneak_skill=60, agility=6), pony("watch"),
                 at={"shade": (0, 0), "watch": (10, 0)})  # fmt: skip
@@ -241,7 +241,7 @@ def test_budget_while_sneaking_is_the_sneak_movement_left():
 
 
 def test_budget_out_of_turn_keeps_his_figures_and_says_not_now():
-    from rules.foe.movement import budget
+    from vttbridge.rules.foe.movement import budget
 
     enc = runner(25)
     b = budget(enc, "ox")
@@ -251,7 +251,7 @@ def test_budget_out_of_turn_keeps_his_figures_and_says_not_now():
 
 
 def test_no_budget_outside_the_fight():
-    from rules.foe.movement import budget
+    from vttbridge.rules.foe.movement import budget
 
     enc = world(pony("pip", move=25), at={"pip": (0, 0)})
     assert budget(enc, "pip") is None

@@ -4,11 +4,10 @@ dodge or block, stealth fields, burrowing, the weight penalty."""
 from __future__ import annotations
 
 import pytest
-
-from rules.dice import ScriptedRoller
-from rules.encounter import next_turn, take_action
-from rules.foe.movement import dodge, move, movement_allowed
-from rules.foe.sneaking import (
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import next_turn, take_action
+from vttbridge.rules.foe.movement import dodge, move, movement_allowed
+from vttbridge.rules.foe.sneaking import (
     BURROWING,
     block,
     burrowing_field,
@@ -23,9 +22,10 @@ from rules.foe.sneaking import (
     stop_sneaking,
     weight_penalty,
 )
-from rules.foe.state import StealthField
-from rules.options import Options
-from rules.outcome import RuleError
+from vttbridge.rules.foe.state import StealthField
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import RuleError
+
 from tests.rules.foe.helpers import c, east, fight, pony, world
 from tests.rules.refusals import refused
 

@@ -4,16 +4,16 @@ initiative after it (re-roll, or ⚙ insert the surprised)."""
 from __future__ import annotations
 
 import pytest
-
-from rules.dice import ScriptedRoller
-from rules.encounter import next_turn, take_action
-from rules.foe.movement import move, movement_allowed
-from rules.foe.surprise import (
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import next_turn, take_action
+from vttbridge.rules.foe.movement import move, movement_allowed
+from vttbridge.rules.foe.surprise import (
     is_sneak_attack_target,
     sneak_attack,
     sneak_attack_damage,
     start_surprise_round,
 )
+
 from tests.rules.foe.helpers import c, pony, world
 from tests.rules.refusals import refused
 

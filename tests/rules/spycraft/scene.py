@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rules.characters import Character
-from rules.dice import ScriptedRoller
-from rules.encounter import Encounter, add_character, next_turn, start_combat
-from rules.options import Options
-from rules.outcome import Outcome, RuleError
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import Encounter, add_character, next_turn, start_combat
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import Outcome, RuleError
+
 from tests.rules.refusals import refused
 
 # The cast of the Ready example: Kevin readies at IC 22; his ally rounds the corner at IC 14; a

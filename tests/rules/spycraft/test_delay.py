@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from rules.dice import ScriptedRoller
-from rules.encounter import Encounter, next_turn, take_action
-from rules.outcome import RuleError
-from rules.spycraft.delay import delay
-from rules.spycraft.ready import declare
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import Encounter, next_turn, take_action
+from vttbridge.rules.outcome import RuleError
+from vttbridge.rules.spycraft.delay import delay
+from vttbridge.rules.spycraft.ready import declare
 
 from .scene import make, rejects, turns
 

@@ -8,11 +8,10 @@ import subprocess
 import sys
 
 import pytest
-
-from rules import systems
-from rules.characters import Character
-from rules.dice import ScriptedRoller
-from rules.encounter import (
+from vttbridge.rules import systems
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import (
     Encounter,
     add_character,
     check_budget,
@@ -26,8 +25,8 @@ from rules.encounter import (
     start_combat,
     take_action,
 )
-from rules.options import Options
-from rules.outcome import Outcome
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import Outcome
 
 from .scene import make, rejects, turns
 
@@ -312,13 +311,16 @@ def test_foe_worlds_do_not_run_spycraft_hooks(monkeypatch: pytest.MonkeyPatch) -
     assert called == []
 
 
-@pytest.mark.parametrize("first", ["rules.encounter", "rules.spycraft", "rules.spycraft.ready"])
+@pytest.mark.parametrize(
+    "first",
+    ["vttbridge.rules.encounter", "vttbridge.rules.spycraft", "vttbridge.rules.spycraft.ready"],
+)
 def test_the_systems_come_from_their_entry_points_whatever_is_imported_first(first: str) -> None:
     # A fresh interpreter: importing a rule module registers nothing; the registry reads the
     # vttbridge.systems entry point group when a system is first looked up.
     code = (
         f"import {first}\n"
-        "from rules import systems\n"
+        "from vttbridge.rules import systems\n"
         "assert not systems._registry, systems._registry\n"
         "names = [f.__name__ for f in systems.get('spycraft').round_start]\n"
         "assert names == ['carry_over', 'round_start'], names\n"

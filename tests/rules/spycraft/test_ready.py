@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from rules.dice import ScriptedRoller
-from rules.encounter import Encounter, end_combat, next_turn, take_action
-from rules.outcome import Outcome, RuleError
-from rules.spycraft import ready
-from rules.spycraft.ready import (
+from vttbridge.rules.dice import ScriptedRoller
+from vttbridge.rules.encounter import Encounter, end_combat, next_turn, take_action
+from vttbridge.rules.outcome import Outcome, RuleError
+from vttbridge.rules.spycraft import ready
+from vttbridge.rules.spycraft.ready import (
     CANCEL_CHOICE,
     READY_DC,
     active_ready,
@@ -490,7 +489,7 @@ def test_pending_ready_survives_a_snapshot_round_trip() -> None:
 
 
 def test_hooks_are_registered_for_spycraft() -> None:
-    from rules import systems
+    from vttbridge.rules import systems
 
     assert ready.carry_over in systems.get("spycraft").round_start
     assert ready.expire_at_ic in systems.get("spycraft").turn_start

@@ -15,15 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from rules.characters import Character
-from rules.dice import Roller, ScriptedRoller
-from rules.encounter import Encounter, add_character, next_turn, start_combat, take_action
-from rules.geometry import Cell, DiagonalMetric
-from rules.options import Options
-from rules.outcome import Outcome, RuleError
-from rules.spycraft import standoff
-from rules.spycraft.standoff import (
+from vttbridge.rules.characters import Character
+from vttbridge.rules.dice import Roller, ScriptedRoller
+from vttbridge.rules.encounter import Encounter, add_character, next_turn, start_combat, take_action
+from vttbridge.rules.geometry import Cell, DiagonalMetric
+from vttbridge.rules.options import Options
+from vttbridge.rules.outcome import Outcome, RuleError
+from vttbridge.rules.spycraft import standoff
+from vttbridge.rules.spycraft.standoff import (
     attempt,
     can_stand_off,
     cracks,
@@ -38,7 +37,7 @@ from rules.spycraft.standoff import (
     surrender,
     thresholds_exceeded,
 )
-from rules.spycraft.state import StandOff
+from vttbridge.rules.spycraft.state import StandOff
 
 CAST: dict[str, dict[str, Any]] = {
     "alice": {
@@ -379,7 +378,7 @@ def test_damage_to_a_surrendered_participant_ends_it_too() -> None:
 
 
 def test_round_hook_is_registered_for_spycraft() -> None:
-    from rules import systems
+    from vttbridge.rules import systems
 
     assert standoff.round_start in systems.get("spycraft").round_start
 

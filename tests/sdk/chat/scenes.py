@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sdk import Script
-from sdk.testing import WorldHarness
+from vttbridge.sdk import Script
+from vttbridge.sdk.testing import WorldHarness
 
 
 async def kevins_corner(script: Script, **kw) -> WorldHarness:

@@ -1,8 +1,8 @@
 """Core built-ins: combat flow, the VTT's combat tracker, stats, options, help."""
 
-from rules.geometry import Cell, DiagonalMetric
-from sdk.effects import AdvanceTurn, SetInitiative
-from sdk.events import (
+from vttbridge.rules.geometry import Cell, DiagonalMetric
+from vttbridge.sdk.effects import AdvanceTurn, SetInitiative
+from vttbridge.sdk.events import (
     CombatantRemoved,
     CombatData,
     CombatEnded,
@@ -13,7 +13,7 @@ from sdk.events import (
     TokenData,
     TurnStarted,
 )
-from sdk.testing import WorldHarness
+from vttbridge.sdk.testing import WorldHarness
 
 
 async def three(w: WorldHarness) -> None:

@@ -1,9 +1,9 @@
 """FoE built-ins: moves checked against the budget, charge, jump, sneak, surprise."""
 
-from rules.geometry import Cell
-from sdk import Script, rect
-from sdk.events import Player, SceneData, SceneSnapshot
-from sdk.testing import WorldHarness
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk import Script, rect
+from vttbridge.sdk.events import Player, SceneData, SceneSnapshot
+from vttbridge.sdk.testing import WorldHarness
 
 
 async def fight(w: WorldHarness) -> None:
@@ -199,7 +199,7 @@ async def test_a_tunnel_region_makes_a_burrower_underground():
 
 
 async def test_a_jump_leg_of_a_vtt_drag_is_judged_by_the_jump_rule():
-    from sdk.events import TokenMoved
+    from vttbridge.sdk.events import TokenMoved
 
     async with WorldHarness(system="foe") as w:
         await fight(w)

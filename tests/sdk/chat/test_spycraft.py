@@ -1,10 +1,10 @@
 """Spycraft built-ins: every kind of Ready trigger, and the Stand Off commands."""
 
 import pytest
+from vttbridge.sdk import ChatCommand, Context, Script, rect
+from vttbridge.sdk.events import ActionDeclared, DamageDealt
+from vttbridge.sdk.testing import WorldHarness
 
-from sdk import ChatCommand, Context, Script, rect
-from sdk.events import ActionDeclared, DamageDealt
-from sdk.testing import WorldHarness
 from tests.sdk.chat.scenes import kevins_corner
 
 triggers = Script("test_triggers")

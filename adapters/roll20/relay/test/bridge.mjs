@@ -1,6 +1,6 @@
 // A real `vttbridge serve` for the end-to-end tests: a subprocess on a free port with a
 // temporary SQLite file. VTTBRIDGE_CMD (a JSON list) says how to run the CLI; the pytest driver
-// passes the interpreter of its venv (`[python, "-m", "adapters.bridge"]`).
+// passes the interpreter of its venv (`[python, "-m", "vttbridge"]`).
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,7 +50,7 @@ export class Bridge {
     this.url = `http://127.0.0.1:${this.port}`;
     const args = [
       ...CMD.slice(1), "serve", "--db", this.db, "--port", String(this.port),
-      "--adapter", "adapters.roll20:Roll20Adapter", "--no-default-world", "--log-level", "info",
+      "--adapter", "vttbridge.adapters.roll20:Roll20Adapter", "--no-default-world", "--log-level", "info",
       ...this.scripts.flatMap((s) => ["--script", s]),
     ];
     this.proc = spawn(CMD[0], args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });

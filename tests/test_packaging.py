@@ -1,0 +1,88 @@
+"""One import name: installed, vttbridge claims ``vttbridge`` and nothing else. The repository
+keeps its folders (``rules/``, ``sdk/``, ``adapters/``), installed below ``vttbridge``; from a
+checkout they are also importable under their bare names, so these checks make sure nothing
+of ours leans on that."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOPS = ("rules", "sdk", "adapters")
+SOURCES = ("rules", "sdk", "adapters", "vttbridge", "tests", "examples", "bench", "docs")
+# a module path written in code or text: `from sdk import`, "adapters.bridge.cli:main"...
+BARE = re.compile(
+    r"(?<![\w./-])(?:(?:from|import) (?:rules|sdk|adapters)\b|(?:rules|sdk|adapters)\.(?:"
+    + "|".join(
+        sorted(
+            {
+                p.relative_to(ROOT / top).parts[0].removesuffix(".py")
+                for top in TOPS
+                for p in (ROOT / top).iterdir()
+                if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
+            }
+        )
+    )
+    + r")\b)"
+)
+
+
+def python_files() -> list[Path]:
+    return [
+        p
+        for folder in SOURCES
+        for p in (ROOT / folder).rglob("*.py")
+        if "node_modules" not in p.parts
+    ]
+
+
+def test_every_package_folder_is_installed_below_vttbridge():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = {"vttbridge"} | {
+        "vttbridge." + ".".join(init.parent.relative_to(ROOT).parts)
+        for top in TOPS
+        for init in (ROOT / top).rglob("__init__.py")
+        if "node_modules" not in init.parts
+    }
+    assert listed == found
+    assert config["package-dir"] == {"vttbridge": "vttbridge"} | {
+        f"vttbridge.{top}": top for top in TOPS
+    }
+
+
+def test_nothing_imports_the_folders_by_their_bare_names():
+    bad = []
+    for path in python_files():
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if BARE.search(node.value):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]!r}")
+                continue
+            for name in names:
+                if name.split(".")[0] in TOPS:
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: import {name}")
+    assert bad == []
+
+
+def test_entry_points_and_docs_name_installed_modules():
+    """Entry points, the README and docs/ write module paths as an installed vttbridge has
+    them (a folder path such as ``rules/options.py`` is fine)."""
+    texts = [ROOT / "pyproject.toml", ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    texts += list((ROOT / "adapters").glob("*/README.md"))
+    bad = [
+        f"{p.relative_to(ROOT)}:{n}: {line.strip()[:80]}"
+        for p in texts
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if BARE.search(line)
+    ]
+    assert bad == []
