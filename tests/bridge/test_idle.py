@@ -29,7 +29,10 @@ from vttbridge.adapters.bridge.storage import open_storage
 from tests.bridge.conftest import TableClient, printed, scene, start_serve
 from tests.bridge.test_cluster import LEASE, Player, nodes  # noqa: F401
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+    pytest.mark.slow,
+]
 
 QUIET = 5.0  # seconds measured
 BUSY_CORE = 0.02  # at most this share of one core with a client connected
