@@ -1,4 +1,5 @@
-"""Build the API reference of ``vttbridge.sdk`` and ``vttbridge.rules`` from their docstrings with pdoc.
+"""Build the API reference of ``vttbridge.sdk`` and ``vttbridge.rules`` from their docstrings
+with pdoc.
 
     python docs/build_api.py                 # into docs/api/ (not committed)
     python docs/build_api.py --strict DIR    # CI: any warning while rendering is an error
