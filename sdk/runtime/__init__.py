@@ -2,7 +2,7 @@
 
 Public interface (the socket bridge builds on exactly this)::
 
-    rt = WorldRuntime("world-1", roller=Roller(seed), options=Options(system="spycraft"),
+    rt = WorldRuntime("world-1", roller=Roller(seed), options=Options(tie_break="gm"),
                       scripts=["my_triggers.py"])
     await rt.start()
     unsubscribe = rt.add_journal(lambda event, effects: ...)   # after EVERY processed event
@@ -18,7 +18,7 @@ world's consumer task for ``submit``, in the caller's task for ``process``):
 
 1. validate: anything wrong raises :class:`EventRejected` before a single change;
 2. ingest: the world's own bookkeeping (token positions, stats, scene, players). A token move
-   is judged first by the scripts' ``before_move`` judges (the FoE movement rules): one they
+   is judged first by the scripts' ``before_move`` judges (a system's movement rules): one they
    refuse is never ingested; the VTT is told to put the token back and a ``MoveRefused`` is
    dispatched instead;
 3. dispatch: ``wait_for`` waiters, listeners (built-ins first, then scripts, in load order),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 
+from vttbridge.rules import systems
 from vttbridge.rules.outcome import RuleError
 from vttbridge.sdk import economy
 from vttbridge.sdk.context import Context, WorldAccess
@@ -50,6 +51,16 @@ class CommandRunner:
                     )
                 )
             return
+        system = self._world.encounter.options.system
+        if c.script.system is not None and c.script.system != system:
+            emit(
+                PostChat(
+                    text=f"!{cmd.name} is a {_title(c.script.system)} command; this world plays "
+                    f"{_title(system)}.",
+                    whisper_to=reply_to,
+                )
+            )
+            return
         if ROLE_RANK.get(cmd.role, 0) < ROLE_RANK[c.role]:
             who = "the GM" if c.role == "gm" else "players"
             emit(PostChat(text=f"Only {who} may use !{c.name}.", whisper_to=reply_to))
@@ -72,3 +83,10 @@ class CommandRunner:
             self._step.emit(
                 PostChat(text=f"!{command.name}: nothing spent: {e.message}", whisper_to="gm")
             )
+
+
+def _title(system: str) -> str:
+    try:
+        return systems.get(system).title
+    except KeyError:
+        return system

@@ -57,6 +57,8 @@ class Movement:
         if not judges:
             return []
         enc = self._world.encounter
+        system = enc.options.system  # another game system's judges stay out
+        judges = [j for j in judges if j.script.system is None or j.script.system == system]
         before = enc.model_dump_json() if len(judges) > 1 else None  # undo an earlier yes
         accepted: list[tuple[Outcome, Script]] = []
         for judge in judges:
@@ -128,7 +130,7 @@ class Movement:
         if fire and old != cell:
             self._step.derive(
                 TokenMoved(token=token, from_cell=old, to_cell=cell, path=path, source=source)
-            )  # type: ignore[arg-type]
+            )
 
     def grid_changed(self) -> None:
         """The grid's metric changed: the cells within a distance change with it."""

@@ -134,7 +134,7 @@ class OutcomeApplier:
                     derive(CombatEnded(source="runtime"))
                 case _:
                     pass
-        # rules that move characters (charge, FoE move) change Encounter.positions: those set
+        # rules that move characters (a charge, a move) change Encounter.positions: those set
         # since the last look (all of them if a script replaced the dict); a place() puts the
         # same Cell in both, so a token it placed costs an identity test
         tokens, positions = w.tokens, enc.positions

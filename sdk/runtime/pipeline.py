@@ -85,14 +85,14 @@ class Pipeline:
         """One step, then the journal. The caller holds the lock. Raises
         :class:`vttbridge.sdk.errors.EventRejected` before anything changed."""
         w = self._world
-        validate(w, event)  # type: ignore[arg-type]
-        event = normalize(w, event)  # type: ignore[arg-type]
+        validate(w, event)
+        event = normalize(w, event)
         step = self._step.begin()
         try:
             # a move is judged before it is applied: a refused one never is
             judged = self._movement.judge(event) if type(event) is TokenMoved else ()
             if judged is not None:
-                if ingest(w, event, self._movement.index, step.touched):  # type: ignore[arg-type]
+                if ingest(w, event, self._movement.index, step.touched):
                     step.every = True
                 for out, script in judged:
                     self._outcomes.apply(out, announce=False, script=script)

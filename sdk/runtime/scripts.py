@@ -42,16 +42,23 @@ class Loaded:
 
 
 def builtin_scripts() -> list[Script]:
-    """The scripts every world loads unless told not to: the chat commands
-    (:mod:`vttbridge.sdk.chat`)
-    held moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
+    """The scripts every world loads unless told not to: the shared chat commands
+    (:mod:`vttbridge.sdk.chat`), every installed game system's scripts
+    (:func:`vttbridge.sdk.systems.tables`: each answers in a world of its system only), held
+    moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
     (:mod:`vttbridge.sdk.budget`). Imported on first use: they import the SDK."""
     from vttbridge.sdk import budget, holds
-    from vttbridge.sdk.chat import core, foe, spycraft
+    from vttbridge.sdk.chat import core
+    from vttbridge.sdk.systems import tables
 
-    scripts = [core.script, spycraft.script, foe.script, holds.script, budget.script]
+    scripts = [core.script]
+    for table in tables().values():
+        scripts.extend(table.scripts)
+    scripts += [holds.script, budget.script]
     for script in scripts:
-        script.trusted = True  # our own code: no watchdog on its callbacks (a token move runs one)
+        # our own code, and installed systems': no watchdog on their callbacks (a token move
+        # runs one)
+        script.trusted = True
     return scripts
 
 

@@ -78,7 +78,7 @@ def state_view(world_id: str, world: World, scripts: Iterable[str]) -> dict[str,
             "round": enc.round,
             "count": enc.count,
             "active": enc.active,
-            "surprise_round": enc.foe.surprise_round,
+            "actions_per_turn": enc.turn_budget,
         },
         "initiative": [
             {
@@ -89,12 +89,15 @@ def state_view(world_id: str, world: World, scripts: Iterable[str]) -> dict[str,
             }
             for c in order
         ],
-        "ready": [r.model_dump(mode="json") for r in enc.spycraft.readies.values()],
-        "standoffs": [s.model_dump(mode="json") for s in enc.spycraft.standoffs],
+        # each game system's state (its Readies, stand offs, surprise round...), by name
+        "systems": {
+            name: state.model_dump(mode="json") if isinstance(state, BaseModel) else state
+            for name, state in enc.states.items()
+        },
         "prompts": [p.model_dump(mode="json") for p in w.prompts.values()],
         "regions": {n: len(r.cells) for n, r in w.regions.items()},
         "scripts": sorted(scripts),
-        "options": enc.options.model_dump(mode="json"),
+        "options": enc.options.shown(),
         "settings": w.settings.model_dump(mode="json"),
     }
 
