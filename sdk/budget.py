@@ -23,8 +23,11 @@ This is a built-in: every world loads it (:func:`vttbridge.sdk.runtime.scripts.b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.systems import MoveFigures
 from vttbridge.sdk.context import Context
 from vttbridge.sdk.effects import MovementBudget
 from vttbridge.sdk.events import (
@@ -91,7 +94,8 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
     fight runs this: it reads the world directly, not through ``ctx``'s properties."""
     world = ctx.world
     enc = world.encounter
-    if enc.system.movement is None:
+    figures = enc.system.movement
+    if figures is None:
         return  # the system keeps no movement budget
     kind = type(event)
     if kind is ChatCommand or kind is PromptAnswered:
@@ -117,17 +121,20 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
     else:
         cause = "other"
     removed = event.token if kind is TokenRemoved else None  # type: ignore[attr-defined]
-    _check(ctx, state_of(st), cause, player, kind is CombatEnded, removed)
+    _check(ctx, figures, state_of(st), cause, player, kind is CombatEnded, removed)
 
 
 def check(ctx: Context, cause: Cause = "other", player: str | None = None) -> None:
     """Send the budgets that differ from those sent (for a script that changed a budget in a
     way no event shows)."""
-    _check(ctx, state_of(ctx.store), cause, player, False, None)
+    figures = ctx.encounter.system.movement
+    if figures is not None:
+        _check(ctx, figures, state_of(ctx.store), cause, player, False, None)
 
 
 def _check(
     ctx: Context,
+    figures: Callable[[Encounter, str], MoveFigures | None],
     st: dict[str, Any],
     cause: Cause,
     player: str | None,
@@ -139,7 +146,6 @@ def _check(
     cause ``turn``."""
     world = ctx.world
     enc = world.encounter
-    figures = enc.system.movement
     sent: dict[str, Any] = st["sent"]
     if removed is not None:
         sent.pop(removed, None)
@@ -160,7 +166,7 @@ def _check(
             sent.pop(token, None)
             continue
         shown: dict[str, Any] | None = None
-        if active is not None and figures is not None:
+        if active is not None:
             shown = figures(enc, token)  # a fresh dict
         if shown is not None:
             shown["metric"] = metric  # how they were measured: a new metric is a new budget

@@ -163,6 +163,7 @@ class WorldRuntime:
 
         w = self.world
         self._consumer = consumer = Consumer(world_id)
+        self._lock = consumer.lock
         self._step = step = CurrentStep(world_id, consumer.enqueue_event)
         self._registry = registry = Registry()
         self._supervisor = supervisor = Supervisor(world_id, w, step)
@@ -217,7 +218,7 @@ class WorldRuntime:
         """Held while one event (or job) is processed; FIFO, so waiting holders go in arrival
         order. Hold it to read or change the world between events, and to call
         :meth:`process`."""
-        return self._consumer.lock
+        return self._lock
 
     @property
     def index(self) -> TriggerIndex:
@@ -286,7 +287,7 @@ class WorldRuntime:
         same step, journal and effects as :meth:`submit`, without the hand-off to the
         consumer task. For a host that already orders its events (the socket bridge takes
         the lock in arrival order). Raises :class:`EventRejected` (world untouched)."""
-        if not self._consumer.lock.locked():
+        if not self._lock.locked():
             raise RuntimeError("process() needs the runtime's lock: async with rt.lock: ...")
         if not self._consumer.open:
             raise RuntimeError(f"world {self.world_id} is not running; await start() first")

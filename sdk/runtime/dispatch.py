@@ -100,12 +100,9 @@ class Dispatcher:
                 await supervisor.settle()
 
         # read after the waiters: the callbacks that ran may have (un)loaded a script
-        system = self._world.encounter.options.system
-        for lst in self._registry.listeners(cls):
+        for lst in self._registry.listeners(cls, self._world.encounter.options.system):
             if lst.token is not None and getattr(ev, "token", None) != lst.token:
                 continue
-            if lst.script.system is not None and lst.script.system != system:
-                continue  # another game system's
             if lst.when is not None and not supervisor.check(lst, lst.when, ev):
                 continue
             # a one-parameter callback never sees its context: don't make one

@@ -53,12 +53,10 @@ class Movement:
         """Run the ``before_move`` judges on a move not yet applied: the outcomes of those that
         let it through, or None when one refused it (then the world is as it was, the VTT is
         told to put the token back, and a :class:`MoveRefused` follows)."""
-        judges = self._registry.move_judges
+        enc = self._world.encounter
+        judges = self._registry.move_judges(enc.options.system)  # not another system's
         if not judges:
             return []
-        enc = self._world.encounter
-        system = enc.options.system  # another game system's judges stay out
-        judges = [j for j in judges if j.script.system is None or j.script.system == system]
         before = enc.model_dump_json() if len(judges) > 1 else None  # undo an earlier yes
         accepted: list[tuple[Outcome, Script]] = []
         for judge in judges:

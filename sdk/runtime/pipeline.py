@@ -18,7 +18,7 @@ from vttbridge.sdk.runtime.consumer import Job
 from vttbridge.sdk.runtime.dispatch import Dispatcher
 from vttbridge.sdk.runtime.moves import Movement
 from vttbridge.sdk.runtime.outcomes import OutcomeApplier
-from vttbridge.sdk.runtime.step import Call, CurrentStep
+from vttbridge.sdk.runtime.step import Call, CurrentStep, Step
 from vttbridge.sdk.runtime.supervisor import Supervisor
 from vttbridge.sdk.world import World
 from vttbridge.sdk.world.ingest import ingest, normalize
@@ -87,7 +87,8 @@ class Pipeline:
         w = self._world
         validate(w, event)
         event = normalize(w, event)
-        step = self._step.begin()
+        current = self._step
+        step = current.step = Step()  # CurrentStep.begin, without the call: every event
         try:
             # a move is judged before it is applied: a refused one never is
             judged = self._movement.judge(event) if type(event) is TokenMoved else ()
@@ -102,7 +103,7 @@ class Pipeline:
             if step.touched or step.every:
                 self._outcomes.sync_sheets(step)
         finally:
-            self._step.end()
+            current.step = None
         # the step's own list: nothing else holds it once the step is over
         effects: list[Effect] = step.effects  # type: ignore[assignment]
         for cb in self._journal:  # replaced on (un)subscribe, so safe to iterate

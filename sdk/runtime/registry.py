@@ -34,12 +34,13 @@ class Registry:
     def __init__(self) -> None:
         self._scripts: dict[str, Script] = {}
         self._listeners: list[Listener] = []
-        self._by_class: dict[type, list[Listener]] = {}
+        self._by_class: dict[tuple[type, str], list[Listener]] = {}
         self._commands: dict[str, CommandHandler] = {}
         self._conditions: dict[str, Condition] = {}
         self._choices: dict[str, ChoiceHandler] = {}
         self._watch_handlers: dict[tuple[str, str], WatchHandler] = {}
         self._move_judges: list[MoveJudge] = []
+        self._judges_by_system: dict[str, list[MoveJudge]] = {}
 
     # -- changing ----------------------------------------------------------------------------
     def add(self, s: Script) -> None:
@@ -57,12 +58,14 @@ class Registry:
         for name, wh in s.watch_handlers.items():
             self._watch_handlers[(s.name, name)] = wh
         self._move_judges.extend(s.move_judges)
+        self._judges_by_system.clear()
 
     def remove(self, s: Script) -> None:
         """Drop every registration of ``s``."""
         self._scripts.pop(s.name, None)
         self._listeners = [lst for lst in self._listeners if lst.script is not s]
         self._move_judges = [j for j in self._move_judges if j.script is not s]
+        self._judges_by_system.clear()
         self._by_class.clear()
         self._commands = _without(self._commands, s)
         self._conditions = _without(self._conditions, s)
@@ -79,14 +82,17 @@ class Registry:
     def names(self) -> list[str]:
         return list(self._scripts)
 
-    def listeners(self, cls: type) -> list[Listener]:
-        """The listeners an event of class ``cls`` goes to, in order; cached per class until
-        the scripts change (the ``isinstance`` tests, ~70 ns each against a pydantic class,
-        answered once)."""
-        found = self._by_class.get(cls)
+    def listeners(self, cls: type, system: str) -> list[Listener]:
+        """The listeners an event of class ``cls`` goes to in a world of game system
+        ``system`` (another system's scripts are left out), in order; cached until the scripts
+        change (the ``isinstance`` tests, ~70 ns each against a pydantic class, answered
+        once)."""
+        found = self._by_class.get((cls, system))
         if found is None:
-            found = self._by_class[cls] = [
-                lst for lst in self._listeners if issubclass(cls, lst.types)
+            found = self._by_class[(cls, system)] = [
+                lst
+                for lst in self._listeners
+                if issubclass(cls, lst.types) and lst.script.system in (None, system)
             ]
         return found
 
@@ -109,10 +115,14 @@ class Registry:
     def watch_handler(self, script: str, name: str) -> WatchHandler | None:
         return self._watch_handlers.get((script, name))
 
-    @property
-    def move_judges(self) -> list[MoveJudge]:
-        """The ``before_move`` judges, in order (replaced, never changed in place)."""
-        return self._move_judges
+    def move_judges(self, system: str) -> list[MoveJudge]:
+        """The ``before_move`` judges of a world of game system ``system``, in order."""
+        found = self._judges_by_system.get(system)
+        if found is None:
+            found = self._judges_by_system[system] = [
+                j for j in self._move_judges if j.script.system in (None, system)
+            ]
+        return found
 
 
 def _without(table: dict[K, R], s: Script) -> dict[K, R]:

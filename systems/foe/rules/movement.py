@@ -108,13 +108,14 @@ def budget_figures(enc: Encounter, actor: str) -> dict[str, float | bool | None]
     require_foe(enc)
     ch = enc.character(actor)
     speed = ch.move
-    if foe(enc).surprise_round and actor in foe(enc).surprised:
+    state = foe(enc)
+    if state.surprise_round and actor in state.surprised:
         return _figures(speed, 0.0, 0.0, None, None, None, False)
     cb = enc.combatants.get(actor)
     if cb is None or cb.out or not enc.in_combat:
         return None
     turn = enc.active == actor
-    sneak = foe(enc).sneak.get(actor)
+    sneak = state.sneak.get(actor)
     if sneak is not None and sneak.active:
         return _figures(speed, cb.moved_ft, sneak.left, None, None, sneak.left, turn)
     on_foot = cb.moved_ft - (sneak.moved if sneak is not None else 0.0)
@@ -165,7 +166,8 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
     ``allowed`` and ``length`` in ``detail``) and changes nothing when the path is too long."""
     require_foe(enc)
     ch = enc.character(actor)
-    require_not_surprised(enc, actor)
+    state = foe(enc)
+    require_not_surprised(enc, actor, state)
     cells = full_path(enc, actor, path, start)
     length = enc.grid.path_length(cells)
     out = Outcome()
@@ -176,7 +178,7 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
         return out
 
     cb = require_turn(enc, actor)
-    sneak = foe(enc).sneak.get(actor)
+    sneak = state.sneak.get(actor)
     if sneak is not None and sneak.active:
         if length > sneak.left:
             raise RuleError(
@@ -192,7 +194,7 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
         sneak.moved_this_action += length
         cb.moved_ft += length
         enc.positions[actor] = cells[-1]
-        foe(enc).trail.pop(actor, None)  # creeping is no run-up for a jump
+        state.trail.pop(actor, None)  # creeping is no run-up for a jump
         out.add(
             "moved",
             actor,
@@ -203,7 +205,7 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
         )
         return out
 
-    moved = _regular_moved(enc, actor)
+    moved = cb.moved_ft - (sneak.moved if sneak else 0.0)
     moves = cb.actions_taken.count(MOVE)
     cap = _cap(ch.move, cb, moves)
     left = max(0.0, cap - moved)
@@ -225,7 +227,7 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
         actions.take(enc, actor, MOVE)
     cb.moved_ft += length
     enc.positions[actor] = cells[-1]
-    add_to_trail(enc, actor, cells)
+    add_to_trail(enc, actor, cells, state)
     running = cb.actions_taken.count(MOVE) >= 2
     left_after = max(0.0, cap - total)  # cap: unchanged by move spends (see _cap)
     how = "runs" if running else "moves"

@@ -18,7 +18,7 @@ from vttbridge.rules.geometry import Cell
 from vttbridge.rules.outcome import Outcome, RuleError
 from vttbridge.rules.systems import Kind
 from vttbridge.systems.foe.rules.economy import CHARGE
-from vttbridge.systems.foe.rules.state import NAME, foe
+from vttbridge.systems.foe.rules.state import NAME, FoEState, foe
 
 
 def require_foe(enc: Encounter) -> None:
@@ -37,8 +37,8 @@ def fighting(enc: Encounter, actor: str) -> bool:
     return enc.in_combat and cb is not None and not cb.out
 
 
-def require_not_surprised(enc: Encounter, actor: str) -> None:
-    state = foe(enc)
+def require_not_surprised(enc: Encounter, actor: str, state: FoEState | None = None) -> None:
+    state = state or foe(enc)
     if state.surprise_round and actor in state.surprised:
         raise RuleError(
             "surprised",
@@ -81,9 +81,11 @@ def full_path(
     return cells
 
 
-def add_to_trail(enc: Encounter, actor: str, path: Sequence[Cell]) -> None:
+def add_to_trail(
+    enc: Encounter, actor: str, path: Sequence[Cell], state: FoEState | None = None
+) -> None:
     """Append a move on foot to this turn's trail (the source of a running start)."""
-    trail = foe(enc).trail.setdefault(actor, [])
+    trail = (state or foe(enc)).trail.setdefault(actor, [])
     for cell in path:
         if not trail or trail[-1] != cell:
             trail.append(cell)
