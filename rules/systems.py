@@ -32,7 +32,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -140,10 +140,6 @@ class System:
     table: str | None = None
     """``"module:attribute"`` of its side of the table, a :class:`vttbridge.sdk.systems.Table`
     (its chat commands and dashboard panels), imported by the SDK when a world loads."""
-
-    def state_of(self, enc: Encounter) -> Any:
-        """Its state in ``enc`` (made when first asked for)."""
-        return enc.state(self.name, self.state)
 
 
 _registry: dict[str, System] = {}
