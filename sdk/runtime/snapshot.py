@@ -9,10 +9,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from vttbridge.rules import systems
 from vttbridge.rules.dice import Roller, ScriptedRoller
+from vttbridge.rules.encounter import Encounter
 from vttbridge.sdk.world.model import World
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
+"""2: each game system's state under ``encounter.states``; format 1 kept it beside the
+encounter's own fields, under the system's name (read, and moved, by :func:`read_snapshot`)."""
 
 
 class _SnapshotDoc(BaseModel):
@@ -46,12 +50,29 @@ def read_snapshot(data: Mapping[str, Any] | str | bytes) -> tuple[World, dict[st
             doc = _SnapshotDoc.model_validate_json(data)
         except ValidationError:
             return read_snapshot(json.loads(data))  # says what is wrong
-        if doc.format != SNAPSHOT_FORMAT:
-            raise ValueError(f"unsupported snapshot format {doc.format!r}")
-        return doc.world, doc.roller
+        if doc.format == SNAPSHOT_FORMAT:
+            return doc.world, doc.roller
+        return read_snapshot(json.loads(data))  # an older format, or a refusal
+    if data.get("format") == 1:
+        data = _from_format_1(data)
     if data.get("format") != SNAPSHOT_FORMAT:
         raise ValueError(f"unsupported snapshot format {data.get('format')!r}")
     return World.model_validate(data["world"]), dict(data.get("roller") or {})
+
+
+def _from_format_1(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A format 1 snapshot as format 2: each installed system's state, kept beside the
+    encounter's fields under its name, moved under ``states``."""
+    world = dict(data.get("world") or {})
+    enc = dict(world.get("encounter") or {})
+    states = dict(enc.get("states") or {})
+    for name in systems.names():
+        if name not in Encounter.model_fields and isinstance(enc.get(name), Mapping):
+            states[name] = enc.pop(name)
+    if states:
+        enc["states"] = states
+    world["encounter"] = enc
+    return {**data, "format": SNAPSHOT_FORMAT, "world": world}
 
 
 def state_view(world_id: str, world: World, scripts: Iterable[str]) -> dict[str, Any]:

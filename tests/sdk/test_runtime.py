@@ -474,6 +474,15 @@ async def test_a_snapshot_leaves_out_defaults_and_restores_every_field():
     assert from_text.snapshot() == restored.snapshot()
     with pytest.raises(ValueError, match="unsupported snapshot format"):
         WorldRuntime.restore("w", json.dumps({**snap, "format": 99}))
+    # format 1 kept each system's state beside the encounter's fields, under its name
+    old = json.loads(json.dumps(snap))
+    old["format"] = 1
+    enc = old["world"]["encounter"]
+    enc.update(enc.pop("states"))
+    assert "spycraft" in enc
+    for data in (old, json.dumps(old)):
+        older = WorldRuntime.restore("w", data, scripts=[s], reload_interval=None)
+        assert older.world.model_dump(mode="json") == full
     await rt.stop()
 
 
