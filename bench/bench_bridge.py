@@ -41,6 +41,11 @@ core under load, so it is what sets events/s, and in a closed loop p50 ~ clients
 most four a second. They alternate with the runs without one (no world watched, as at a table
 with the page closed): what a watched world costs, measured in the same minutes.
 
+``--baseline PYTHON`` (with ``--part speed``) adds runs of a second bridge, started by another
+interpreter with another version of vttbridge installed (``main``'s code in a venv of its own),
+alternating with this one's on the same load: the ratio of the two, measured in the same
+minutes, is what a change costs.
+
 ``--echo bridge`` runs the echo on the bridge's transport (its packet JSON, its websocket loop,
 handlers in the connection's reader) instead of python-socketio as installed (the
 baseline): a like-for-like comparison of the work above the transport.
@@ -197,14 +202,16 @@ class RawClient:
 # -- servers ---------------------------------------------------------------------------------------
 
 
-def start(cmd: list[str], env: dict | None = None) -> tuple[subprocess.Popen, str]:
+def start(
+    cmd: list[str], env: dict | None = None, root: Path = ROOT
+) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         cmd,
-        cwd=ROOT,
+        cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        env={**os.environ, "PYTHONPATH": str(root), **(env or {})},
     )
     assert proc.stdout is not None
     deadline = time.time() + 300
@@ -277,9 +284,11 @@ def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
     return out
 
 
-def serve_cmd(db: Path, extra: list[str] = (), sleep_after: float = 0) -> list[str]:
+def serve_cmd(
+    db: Path, extra: list[str] = (), sleep_after: float = 0, python: str = sys.executable
+) -> list[str]:
     return [
-        sys.executable, "-m", "vttbridge", "serve", "--db", str(db), "--port", "0",
+        python, "-m", "vttbridge", "serve", "--db", str(db), "--port", "0",
         "--no-default-world", "--rate", "0", "--sleep-after", str(sleep_after),
         "--adapter", "tests.bridge.minitable:MiniTable", *extra,
     ]  # fmt: skip
@@ -460,6 +469,12 @@ async def main() -> None:
         "the bridge's (pydantic-core packet JSON, adapters/bridge/websocket.py, handlers in "
         "the reader): like for like",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="PYTHON",
+        help="with --part speed: also run a bridge started by this interpreter (another "
+        "vttbridge installed in it, e.g. main's code), alternating with this one's",
+    )
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.quick else 4.0)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -472,7 +487,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.part in ("all", "speed"):
             extra = ["--durability", args.durability]
-            await speed(Path(tmpdir), seconds, extra, repeat, args.echo, args.dashboard)
+            await speed(
+                Path(tmpdir), seconds, extra, repeat, args.echo, args.dashboard, args.baseline
+            )
         if args.part in ("all", "connect"):
             await connect(Path(tmpdir), [], repeat, args.echo)
         if args.part in ("all", "memory"):
@@ -488,6 +505,7 @@ async def speed(
     repeat: int,
     echo: str = "stock",
     dashboards: bool = False,
+    baseline: str | None = None,
 ) -> None:
     runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
@@ -496,11 +514,25 @@ async def speed(
     world_keys = make_worlds(db, [f"w{i}" for i in range(100)])
     echo, echo_url = start([sys.executable, str(echo_script), echo])
     bridge, bridge_url = start(serve_cmd(db, extra))
+    base = None
+    if baseline:  # its own database: a world is one node's
+        base_db = tmp / "baseline.sqlite3"
+        base_keys = make_worlds(base_db, [f"w{i}" for i in range(100)])
+        # run from the checkout its vttbridge is installed from (its tests' MiniTable, its
+        # package metadata), not from this one
+        where = subprocess.run(
+            [baseline, "-c", "import pathlib, vttbridge.adapters as a; "
+             "print(pathlib.Path(a.__file__).resolve().parents[1])"],
+            cwd="/", capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        base, base_url = start(serve_cmd(base_db, extra, python=baseline), root=Path(where))
     try:
         for n in (1, 10, 100):
             worlds = [f"w{i}" for i in range(n)]
             for _ in range(repeat):  # alternating, so a slow minute of the machine hits both
                 servers = [("echo", echo, echo_url, {}), ("bridge", bridge, bridge_url, world_keys)]
+                if base is not None:
+                    servers.append(("baseline", base, base_url, base_keys))
                 if dashboards:
                     servers.append(("watched", bridge, bridge_url, world_keys))
                 for name, proc, url, wk in servers:
@@ -515,6 +547,8 @@ async def speed(
     finally:
         stop(echo)
         stop(bridge)
+        if base is not None:
+            stop(base)
     results = {
         key: {
             k: statistics.median(r[k] for r in rs) for k in ("eps", "p50", "p99", "cpu_us", "views")
@@ -531,7 +565,8 @@ async def speed(
         e = results[("echo", n)]
         print(f"{n:>7}  {'echo':<7} {e['eps']:>9.0f} {e['p50']:>8.2f} {e['p99']:>8.2f}"
               f" {e['cpu_us']:>9.0f}")  # fmt: skip
-        for name in ("bridge", "watched") if dashboards else ("bridge",):
+        shown = ["bridge", *(["baseline"] if base is not None else [])]
+        for name in [*shown, "watched"] if dashboards else shown:
             b = results[(name, n)]
             print(
                 f"{'':>7}  {name:<7} {b['eps']:>9.0f} {b['p50']:>8.2f} {b['p99']:>8.2f}"
@@ -545,6 +580,11 @@ async def speed(
     print(f"target at 10 clients: throughput >= 0.60x echo: {tput:.2f}x "
           f"{'OK' if tput >= 0.6 else 'MISSED'}; p50 <= 1.50x echo: {lat:.2f}x "
           f"{'OK' if lat <= 1.5 else 'MISSED'}")  # fmt: skip
+    if base is not None:
+        for n in (1, 10, 100):
+            b, o = results[("bridge", n)], results[("baseline", n)]
+            print(f"this bridge / baseline at {n:>3} clients: events/s {b['eps'] / o['eps']:.3f}x, "
+                  f"CPU us/ev {b['cpu_us'] / o['cpu_us']:.3f}x")  # fmt: skip
 
 
 async def connect_all(url: str, worlds: list[str], world_keys: dict[str, str]) -> float:

@@ -14,8 +14,8 @@ while the world carries on.
 
 from __future__ import annotations
 
-from vttbridge.rules.foe.surprise import start_surprise_round
 from vttbridge.sdk import Context, RuleError, Script, TokenMoved, rect
+from vttbridge.systems.foe.rules.surprise import start_surprise_round
 
 script = Script("foe_ambush", system="foe")
 script.region("kill_zone", rect(8, 0, 12, 2))

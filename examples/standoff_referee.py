@@ -16,8 +16,8 @@ Players still answer their own prompts. Run it with
 
 from __future__ import annotations
 
-from vttbridge.rules.spycraft.standoff import active_standoffs
 from vttbridge.sdk import ChatCommand, Context, PromptOpened, RoundStarted, Script, UsageError
+from vttbridge.systems.spycraft.rules.standoff import active_standoffs
 
 script = Script("standoff_referee", system="spycraft")
 

@@ -1,128 +1,81 @@
-"""The action economy: what each action costs in each system, and the one place every command,
-drag and rule spends through.
+"""The action economy: what each action costs in the world's game system, and the one place
+every command, drag and rule spends through.
 
 A turn's budget is kept by the encounter core (:class:`vttbridge.rules.encounter.Combatant`:
 ``half_actions``, ``free_used``, ``actions_taken``; :func:`vttbridge.rules.encounter.check_budget`
-and :func:`vttbridge.rules.encounter.spend`). This module says what an action costs:
+and :func:`vttbridge.rules.encounter.spend`). This module says what an action costs, by kind:
 
-========  =====================================  ==========================================
-kind      Spycraft 2.0                           Fallout: Equestria
-========  =====================================  ==========================================
-free      a free action, also out of turn        the same (hiding: once per combat action)
-half      a half action (2 a turn)               one action (2 a turn, 1 in a surprise round)
-full      a full action (both half actions)      both actions
-move      --                                     one action per move speed of distance,
-                                                 judged by :mod:`vttbridge.rules.foe.movement`
-none      not an action (a decision, a choice)   the same
-========  =====================================  ==========================================
+========  ==================================================================================
+kind      what it spends
+========  ==================================================================================
+free      a free action, also out of turn
+half      one unit of the turn's budget (a half action; "1 action" where a turn has two)
+full      two units (a full action; "both actions")
+move      one unit per stretch of distance, judged by the system's movement rule
+none      nothing: not an action (a decision, a choice)
+========  ==================================================================================
 
-The table :data:`COSTS` names the actions of each system; a cost kind itself (``"half"``...)
-is accepted wherever an action name is, so a script's ``!shoot`` costs ``"attack"`` or
-``"half"`` alike. Everything that spends goes through :func:`check` (raise, change nothing)
-and :func:`take` (spend): the built-in commands through their rules, a script command's declared
-cost through the runtime, a drag through :func:`vttbridge.rules.foe.movement.move`.
+Each game system names its actions (``System.costs``: ``"attack"`` -> ``"half"``) and how chat
+words a kind (``System.words``); a cost kind itself (``"half"``...) is accepted wherever an
+action name is, so a script's ``!shoot`` costs ``"attack"`` or ``"half"`` alike. Everything that
+spends goes through :func:`check` (raise, change nothing) and :func:`take` (spend): the built-in
+commands through their rules, a script command's declared cost through the runtime, a drag
+through the system's movement rule.
 
-Decisions where the texts are silent:
+Before the budget, the system is asked who may act at all (``System.gates``, through
+:func:`vttbridge.rules.encounter.may_act`): for every action, in the turn order or not, so a
+character a system sits out (a surprised one) is refused whatever path his action takes.
 
-- The named action of a Spycraft Ready is a half action paid with the Ready (its full action):
-  firing it spends nothing. A Ready may not name an action the table knows as a full action.
-- A FoE charge takes both actions, but moves already made this turn (and nothing else) count
-  toward it: a drag followed by ``!charge`` is judged as the charge's run
-  (:func:`vttbridge.rules.foe.charge.charge_dragged`).
-- A refusal says what is left: ``Kevin has only a half action left this turn; a full action
-  needs 2.``; in FoE with the movement: ``Mint has only 1 action left this turn and can move
-  25 ft more this round; a charge takes both actions.``
+A refusal says what is left, in the system's words: ``Kevin has only a half action left this
+turn; a full action needs 2.``; ``Mint has only 1 action left this turn and can move 25 ft more
+this round; a charge takes both actions.`` (``System.action_word``, ``System.words``,
+``System.left``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from vttbridge.rules import systems
+from vttbridge.rules.encounter import HALF_ACTIONS, ActionCost, check_budget, may_act, spend
 from vttbridge.rules.outcome import RuleError
+from vttbridge.rules.systems import Kind
 
 if TYPE_CHECKING:
     from vttbridge.rules.encounter import Encounter
 
-# The encounter core (the budget) is imported at the bottom: importing it runs the system
-# packages, whose rule modules read this module's names (``actions.MOVE``) as they load.
-
-Kind = Literal["free", "half", "full", "move", "none"]
 KINDS: tuple[Kind, ...] = ("free", "half", "full", "move", "none")
 
-# -- the actions each system names ------------------------------------------------------------
+# -- action names every system shares -----------------------------------------------------------
 
 ATTACK = "attack"
 MOVE = "move"
-READY = "ready"
-READIED = "readied action"
-STAND_OFF = "stand off"
-JOIN_STAND_OFF = "join stand off"
-CHARGE = "charge"
-SNEAK = "sneak"
-HIDE = "hide"
-DODGE = "dodge"
-SNEAK_ATTACK = "sneak attack"
-
-COSTS: dict[str, dict[str, Kind]] = {
-    "spycraft": {
-        ATTACK: "half",
-        READY: "full",
-        READIED: "none",  # a half action, paid with the Ready
-        STAND_OFF: "free",  # an initiative action, out of turn
-        JOIN_STAND_OFF: "half",
-        "delay": "none",  # only before acting; moves the IC, spends nothing
-        "end ready": "none",
-        "surrender": "none",  # a decision, not an action
-        "permit": "none",
-    },
-    "foe": {
-        ATTACK: "half",
-        MOVE: "move",
-        CHARGE: "full",
-        SNEAK: "half",
-        HIDE: "free",
-        DODGE: "half",
-        SNEAK_ATTACK: "half",
-        "charge attack": "none",  # part of the charge
-        "jump": "none",  # a judgment; the flight is an ordinary move
-        "stop sneaking": "none",
-        "hold defense": "none",  # forfeits a sneak action's movement
-    },
-}
-"""Action name -> cost kind, per system. The kinds themselves are accepted as names too."""
 
 ALIASES: dict[str, Kind] = {"action": "half", "both": "full", "both actions": "full"}
-"""Other words for a kind (FoE counts "actions", not half actions)."""
+"""Other words for a kind (a system that counts two "actions" a turn, not half actions)."""
 
-_WORDS: dict[str, dict[str, str]] = {
-    "spycraft": {
-        "free": "a free action",
-        "half": "a half action",
-        "full": "a full action",
-        "move": "a half action",
-        "none": "no action",
-    },
-    "foe": {
-        "free": "a free action",
-        "half": "1 action",
-        "full": "both actions",
-        "move": "1 action per move speed moved",
-        "none": "no action",
-    },
-}
+
+def costs(system: str) -> Mapping[str, Kind]:
+    """Action name -> cost kind in ``system`` (an unknown system names none)."""
+    try:
+        return systems.get(system).costs
+    except KeyError:
+        return {}
 
 
 def kind_of(system: str, action: str) -> Kind:
-    """The cost kind of ``action`` (a name from :data:`COSTS`, a kind, or an alias) in
+    """The cost kind of ``action`` (a name the system's ``costs`` give, a kind, or an alias) in
     ``system``. Raises ``unknown_action`` for anything else."""
     name = " ".join(action.lower().replace("-", " ").replace("_", " ").split())
     if name in KINDS:
-        return name  # type: ignore[return-value]
+        return name
     if name in ALIASES:
         return ALIASES[name]
-    kind = COSTS.get(system, {}).get(name)
+    named = costs(system)
+    kind = named.get(name)
     if kind is None:
-        known = ", ".join([*KINDS[:3], *sorted(COSTS.get(system, {}))])
+        known = ", ".join([*KINDS[:3], *sorted(named)])
         raise RuleError(
             "unknown_action", f"No action {action!r} in {system}; costs are: {known}.", action=name
         )
@@ -140,7 +93,11 @@ def known(system: str, action: str) -> bool:
 
 def describe(system: str, action: str) -> str:
     """What ``action`` costs, for chat: ``a half action``, ``both actions``..."""
-    return _WORDS.get(system, _WORDS["spycraft"])[kind_of(system, action)]
+    try:
+        words = systems.get(system).words
+    except KeyError:
+        words = systems.DEFAULT_WORDS
+    return words[kind_of(system, action)]
 
 
 def budgeted(enc: Encounter, actor: str) -> bool:
@@ -151,12 +108,15 @@ def budgeted(enc: Encounter, actor: str) -> bool:
 
 
 def check(enc: Encounter, actor: str, action: str) -> None:
-    """Raise ``RuleError`` (nothing changed) unless ``actor`` may take ``action`` now: on his
-    turn with enough of the budget left (free actions: also out of turn). Free to anyone out of
-    a budgeted turn (see :func:`budgeted`)."""
+    """Raise ``RuleError`` (nothing changed) unless ``actor`` may take ``action`` now: the
+    system lets him act (its gates, for everyone), and he is on his turn with enough of the
+    budget left (free actions: also out of turn). Nothing more for anyone out of a budgeted turn
+    (see :func:`budgeted`)."""
     kind = kind_of(enc.options.system, action)
     if kind != "none" and budgeted(enc, actor):
-        _check(enc, actor, action, kind)
+        _check(enc, actor, action, kind)  # the gates, then the budget
+    else:
+        may_act(enc, actor, kind)
 
 
 def take(enc: Encounter, actor: str, action: str, *, what: str | None = None) -> bool:
@@ -165,10 +125,11 @@ def take(enc: Encounter, actor: str, action: str, *, what: str | None = None) ->
     whether anything was spent (nothing for ``none`` or out of a budgeted turn)."""
     kind = kind_of(enc.options.system, action)
     if kind == "none" or not budgeted(enc, actor):
+        may_act(enc, actor, kind)
         return False
     taken_over = _check(enc, actor, action, kind)
     label = what or (MOVE if kind == "move" else action)
-    unit = "half" if kind == "move" else kind
+    unit = _unit(kind)
     cb = enc.combatants[actor]
     if taken_over:  # this turn's moves become part of the charge
         cb.actions_taken = [label if a == MOVE else a for a in cb.actions_taken]
@@ -179,13 +140,22 @@ def take(enc: Encounter, actor: str, action: str, *, what: str | None = None) ->
     return True
 
 
+def _unit(kind: Kind) -> ActionCost:
+    """What ``kind`` spends from the budget: a move spends half actions as it goes."""
+    if kind == "move":
+        return "half"
+    if kind == "none":
+        raise ValueError("an action of kind 'none' spends nothing")
+    return kind
+
+
 def _check(enc: Encounter, actor: str, action: str, kind: Kind) -> int:
     """:func:`check` for a budgeted actor; returns how many spent half actions (this turn's
     moves) the action takes over."""
-    unit = "half" if kind == "move" else kind
+    unit = _unit(kind)
     cb = enc.combatants[actor]
     taken_over = 0
-    if unit == "full" and _takes_over_moves(enc, action):
+    if unit == "full" and " ".join(action.lower().split()) in enc.system.takes_over_moves:
         moves = cb.actions_taken.count(MOVE)
         if moves == len(cb.actions_taken):
             taken_over = moves
@@ -201,57 +171,56 @@ def _check(enc: Encounter, actor: str, action: str, kind: Kind) -> int:
 
 
 def left(enc: Encounter, actor: str) -> str:
-    """What is left of ``actor``'s turn, for chat: ``only a half action left this turn``;
-    FoE: ``only 1 action left this turn and can move 25 ft more this round``."""
-    n = enc.combatants[actor].half_actions
-    if enc.options.system != "foe":
-        return {0: "no actions", 1: "only a half action"}.get(
-            n, "a full action"
-        ) + " left this turn"
-    text = ("no actions" if n == 0 else "only 1 action" if n == 1 else f"{n} actions") + " left"
-    from vttbridge.rules.foe.movement import (
-        movement_allowed,  # FoE's own rule; it imports this module
-    )
+    """What is left of ``actor``'s turn, for chat: ``only a half action left this turn``, ``2
+    actions left this turn`` (a system may say more: ``System.left``, ``...and can move 25 ft
+    more this round``)."""
+    own = enc.system.left
+    if own is not None:
+        return own(enc, actor)
+    return f"{units_left(enc, actor)} this turn"
 
-    feet = movement_allowed(enc, actor)
-    if 0 < feet < float("inf"):
-        return f"{text} this turn and can move {feet:g} ft more this round"
-    return f"{text} this turn"
+
+def units_left(enc: Encounter, actor: str) -> str:
+    """``actor``'s budget left, in the system's unit: ``only a half action left``, ``a full
+    action left``; where a turn counts actions, ``no actions left``, ``only 1 action left``,
+    ``2 actions left``."""
+    n = enc.combatants[actor].half_actions
+    unit = enc.system.action_word
+    if unit == "half action":
+        return {0: "no actions", 1: "only a half action"}.get(n, "a full action") + " left"
+    return ("no actions" if n == 0 else f"only 1 {unit}" if n == 1 else f"{n} {unit}s") + " left"
 
 
 def refusal(enc: Encounter, actor: str, action: str, kind: Kind | None = None) -> str:
-    """The sentence refusing ``action`` for want of budget: what is left and what it needs."""
-    system = enc.options.system
-    kind = kind or kind_of(system, action)
+    """The sentence refusing ``action`` for want of budget: what is left and what it needs
+    (``Kevin has only a half action left this turn; a full action needs 2.``; where a turn
+    counts actions, ``Mint has only 1 action left this turn; a charge takes both actions.``)."""
+    system = enc.system
+    kind = kind or kind_of(system.name, action)
     has = f"{enc.name(actor)} has {left(enc, actor)}"
-    if system != "foe":
+    if system.action_word == "half action":
         return f"{has}; a {kind} action needs {HALF_ACTIONS.get(kind, 1)}."
     name = " ".join(action.lower().split())
     if name in KINDS or name in ALIASES:
-        return f"{has}; that takes {_WORDS['foe'][kind]}."
+        return f"{has}; that takes {system.words[kind]}."
     article = "an" if name[:1] in "aeiou" else "a"
-    return f"{has}; {article} {name} takes {_WORDS['foe'][kind]}."
-
-
-def _takes_over_moves(enc: Encounter, action: str) -> bool:
-    """A FoE charge: moves already made this turn count toward its two actions."""
-    return enc.options.system == "foe" and " ".join(action.lower().split()) == CHARGE
+    return f"{has}; {article} {name} takes {system.words[kind]}."
 
 
 __all__ = [
     "ALIASES",
-    "COSTS",
+    "ATTACK",
     "KINDS",
+    "MOVE",
     "Kind",
     "budgeted",
     "check",
+    "costs",
     "describe",
     "kind_of",
     "known",
     "left",
     "refusal",
     "take",
+    "units_left",
 ]
-
-
-from vttbridge.rules.encounter import HALF_ACTIONS, check_budget, spend  # noqa: E402

@@ -73,10 +73,11 @@ class Character(BaseModel):
     horns: Literal[0, 1, 2] = 0
     burrowing: bool = False
     """A burrowing creature (hellhound, sand dog): underground and alone in its tunnel it
-    sneaks under a +50 / 2 MFD stealth field (``vttbridge.rules.foe.sneaking.burrowing_field``)."""
+    sneaks under a +50 / 2 MFD stealth field
+    (``vttbridge.systems.foe.rules.sneaking.burrowing_field``)."""
     underground: bool = False
     """Fully underground now (a sheet flag or ``!stats``; a region named ``tunnel...`` says
-    so too, see ``vttbridge.sdk.chat.foe``)."""
+    so too, see ``vttbridge.systems.foe.chat``)."""
 
     @property
     def display(self) -> str:

@@ -1,24 +1,20 @@
 """The conditions a character is in, as a VTT shows them on his token.
 
-Some are kept on the character (``Character.conditions``: a stand off makes its participants
-``standoff`` and ``vulnerable``, a surrender ``surrendered``, a crack strike on a standard
-character ``dead``); the others follow from the encounter and are derived here, in one place,
-so no rule has to keep a flag in step with its own state:
+Some are kept on the character (``Character.conditions``: a rule puts them there and takes
+them off); the others follow from the encounter and are derived here, in one place, so no rule
+has to keep a flag in step with its own state:
 
-- ``dying``: a special character below 0 wound points (Spycraft; a crack strike sets -1);
-- ``readied``: he has an active Ready;
 - ``delayed``: he delayed this round and his turn has not come back yet;
-- ``sneaking``: he is sneaking this turn (Fallout: Equestria);
-- ``charged``: he charged this turn (Fallout: Equestria; until his next turn starts).
+- those the game system derives from its own state (``System.conditions``: a Ready held, a
+  sneak under way...).
 """
 
 from __future__ import annotations
 
 from vttbridge.rules.encounter import Encounter
-from vttbridge.rules.foe.charge import CHARGE
 
-DERIVED = ("dying", "readied", "delayed", "sneaking", "charged")
-"""Conditions :func:`conditions_of` derives from the encounter."""
+DERIVED = ("delayed",)
+"""Conditions :func:`conditions_of` derives from the shared encounter (a system adds its own)."""
 
 
 def conditions_of(enc: Encounter, actor: str) -> set[str]:
@@ -27,17 +23,10 @@ def conditions_of(enc: Encounter, actor: str) -> set[str]:
     if ch is None:
         return set()
     out = set(ch.conditions)
-    if ch.kind == "special" and ch.wounds < 0 and "dead" not in out:
-        out.add("dying")
-    if actor in enc.spycraft.readies:
-        out.add("readied")
     cb = enc.combatants.get(actor)
-    if cb is not None and not cb.out:
-        if cb.delay_steps and not cb.acted and enc.active != actor:
-            out.add("delayed")
-        if CHARGE in cb.actions_taken:
-            out.add("charged")
-    sneak = enc.foe.sneak.get(actor)
-    if sneak is not None and sneak.active:
-        out.add("sneaking")
+    if cb is not None and not cb.out and cb.delay_steps and not cb.acted and enc.active != actor:
+        out.add("delayed")
+    derive = enc.system.conditions
+    if derive is not None:
+        out.update(derive(enc, actor))
     return out

@@ -1,28 +1,34 @@
-"""The encounter core both systems share: initiative, Initiative Counts counting down, rounds,
-whose turn it is, and the action budget (2 half actions or 1 full action, plus free actions).
+"""The encounter core every game system shares: initiative, Initiative Counts counting down,
+rounds, whose turn it is, and the action budget (two half actions or one full action a turn,
+plus free actions; a system may give a turn more).
 
-Spycraft 2.0 uses sliding initiative: each round counts down from the highest Initiative Count
-(IC); a character acts when the count reaches his IC; ICs carry over between rounds and move with
-actions (Delay, Ready, Stand Off). Fallout: Equestria gives each combatant two actions a round,
-which the budget models as two half actions.
+Initiative slides: each round counts down from the highest Initiative Count (IC); a character
+acts when the count reaches his IC; ICs carry over between rounds and may move with actions (a
+system's Delay or Ready).
 
-The systems' own rules run when a round or turn begins through the hooks of their
-:class:`vttbridge.rules.systems.System` (the Stand Off Resolve checks, the expiry of a carried-over
-Ready),
-registered explicitly (:mod:`vttbridge.rules.systems`); Delay, Ready and Stand Off are Spycraft's
-(``rules/spycraft/``).
+The game system the world plays (:mod:`vttbridge.rules.systems`) says how initiative is rolled,
+keeps its own state here (:attr:`Encounter.states`), and runs its rules through hooks when a
+round or a turn begins and when the combat ends; its gates say who may act at all.
 
-This module keeps the budget; what each action costs in each system is
-:mod:`vttbridge.rules.actions`, through which every rule spends it.
+This module keeps the budget; what each action costs is :mod:`vttbridge.rules.actions`, through
+which every rule spends it.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, GetCoreSchemaHandler
+from pydantic import (
+    BaseModel,
+    Field,
+    GetCoreSchemaHandler,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+)
 from pydantic_core import core_schema
 from vttbridge.rules import systems
 from vttbridge.rules.characters import Character
@@ -30,20 +36,11 @@ from vttbridge.rules.dice import Roller
 from vttbridge.rules.geometry import Cell, Grid
 from vttbridge.rules.options import Options
 from vttbridge.rules.outcome import Outcome, RuleError
-
-# The system state models (SpycraftState, FoEState) are imported at the bottom: importing them
-# runs the system packages' __init__, which import their rule modules
-# (vttbridge.rules.spycraft.ready...),
-# and those import names from this module, so every name must be defined by then.
+from vttbridge.rules.systems import Kind
 
 ActionCost = Literal["free", "half", "full"]
 HALF_ACTIONS = {"free": 0, "half": 1, "full": 2}
-BLOCKING_CONDITIONS = {
-    "standoff": "is in a stand off and may take only free actions",
-    "surrendered": "has surrendered and may not act without permission",
-}
-BLOCKS_FREE = {"surrendered"}
-"""Conditions that stop free actions too: a surrendered character "may perform no action"."""
+S = TypeVar("S", bound=BaseModel)
 
 
 class Combatant(BaseModel):
@@ -56,11 +53,11 @@ class Combatant(BaseModel):
     half_actions: int = 2
     free_used: int = 0
     delay_steps: int = 0
-    """Delay steps taken this round (capped at Initiative bonus + 10)."""
+    """Steps his IC was lowered by a Delay this round (a system's sliding initiative)."""
     actions_taken: list[str] = Field(default_factory=list)
     """What the current turn's actions were spent on ("move", "attack", "charge"...)."""
     moved_ft: float = 0.0
-    """Distance moved this turn, checked against the FoE movement budget."""
+    """Distance moved this turn, for a system's movement budget."""
     out: bool = False
     """Removed from the turn order (dead, fled) but kept for the record."""
 
@@ -78,15 +75,15 @@ class Positions(dict[str, Cell]):
         super().__setitem__(actor, cell)
         self._set[actor] = None
 
-    def update(self, *args: Any, **kwargs: Cell) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Cell) -> None:
         for actor, cell in dict(*args, **kwargs).items():
             self[actor] = cell
 
-    def __ior__(self, other: Any) -> Positions:  # type: ignore[override]
+    def __ior__(self, other: Any) -> Positions:  # type: ignore[override,misc]
         self.update(other)
         return self
 
-    def setdefault(self, actor: str, cell: Cell) -> Cell:  # type: ignore[override]
+    def setdefault(self, actor: str, cell: Cell) -> Cell:
         if actor not in self:
             self[actor] = cell
         return self[actor]
@@ -119,10 +116,51 @@ class Encounter(BaseModel):
     """The current Initiative Count (the IC of whoever's turn it is)."""
     active: str | None = None
     """Whose turn it is."""
-    actions_per_turn: int = 2
-    """Half actions each turn gets (1 in a FoE surprise round)."""
-    spycraft: SpycraftState = Field(default_factory=lambda: SpycraftState())
-    foe: FoEState = Field(default_factory=lambda: FoEState())
+    actions_per_turn: int | None = None
+    """Half actions each turn gets while a rule says so (one in a surprise round); None: the
+    system's (:attr:`turn_budget`)."""
+    states: dict[str, Any] = Field(default_factory=dict)
+    """Each game system's state, by the system's name (its ``System.state`` model); dropped
+    when the combat ends. Read it with :meth:`state`."""
+
+    @field_validator("states")
+    @classmethod
+    def _system_states(cls, states: dict[str, Any]) -> dict[str, Any]:
+        # read from JSON: each installed system's state becomes its model again (a system no
+        # longer installed keeps its plain data, so the world round-trips)
+        out: dict[str, Any] = {}
+        for name, value in states.items():
+            if isinstance(value, Mapping):
+                with contextlib.suppress(KeyError):
+                    value = systems.get(name).state.model_validate(value)
+            out[name] = value
+        return out
+
+    @field_serializer("states", mode="wrap")
+    def _dump_states(self, states: dict[str, Any], handler: SerializerFunctionWrapHandler) -> Any:
+        # a state nobody changed yet is no state: reading one (which makes it) changes nothing
+        kept = {
+            k: v for k, v in states.items() if not (isinstance(v, BaseModel) and v == type(v)())
+        }
+        return handler(kept)
+
+    def state(self, system: str, model: type[S]) -> S:
+        """The state of ``system`` (a ``model``), made on first use."""
+        value = self.states.get(system)
+        if value.__class__ is not model:  # a token move reads it often: the one test
+            value = self.states[system] = model.model_validate(value or {})
+        return value
+
+    @property
+    def system(self) -> systems.System:
+        """The game system the world plays."""
+        return systems.get(self.options.system)
+
+    @property
+    def turn_budget(self) -> int:
+        """Half actions a turn gets now: :attr:`actions_per_turn` while a rule sets it, else the
+        system's."""
+        return self.actions_per_turn or self.system.actions_per_turn
 
     # -- reading -----------------------------------------------------------------------------
     def character(self, actor: str) -> Character:
@@ -174,14 +212,9 @@ def add_character(enc: Encounter, character: Character) -> None:
 
 
 def roll_initiative(enc: Encounter, actor: str, roller: Roller) -> tuple[int, Outcome]:
-    """Roll one character's IC: Spycraft 1d20 + Initiative; FoE the world's formula + bonuses."""
+    """Roll one character's IC with the system's formula (by default 1d20 + Initiative)."""
     ch = enc.character(actor)
-    if enc.options.system == "foe":
-        from vttbridge.rules.foe.initiative import initiative_expression  # FoE's per-system formula
-
-        expr = initiative_expression(enc.options, ch)
-    else:
-        expr = f"1d20+{ch.initiative}" if ch.initiative >= 0 else f"1d20{ch.initiative}"
+    expr = enc.system.initiative(enc, ch)
     roll = roller.roll(expr, reason=f"initiative for {ch.display}")
     out = Outcome(rolls=[roll])
     out.add(
@@ -211,9 +244,9 @@ def join_combat(
             ic, rolled = roll_initiative(enc, a, roller)
             out.extend(rolled)
         # Joining mid-round: he acts this round only if the count has not yet passed his IC.
-        # No count yet (a round-start hook adds him, e.g. after a FoE surprise round): he acts.
+        # No count yet (a round-start hook adds him, e.g. after a surprise round): he acts.
         passed = enc.in_combat and enc.count is not None and ic >= enc.count
-        enc.combatants[a] = Combatant(id=a, ic=ic, acted=passed)
+        enc.combatants[a] = Combatant(id=a, ic=ic, acted=passed, half_actions=enc.turn_budget)
     _break_ties(enc, actors, roller, out)
     return out
 
@@ -262,14 +295,15 @@ def start_combat(
 
 
 def end_combat(enc: Encounter) -> Outcome:
+    """End the combat: the system's combat-end hooks run, then the turn order and every
+    system's state are dropped."""
+    out = Outcome()
+    for hook in enc.system.combat_end:
+        hook(enc, out)
     enc.combatants.clear()
     enc.round, enc.count, enc.active = 0, None, None
-    enc.actions_per_turn = 2
-    enc.spycraft = SpycraftState()
-    enc.foe = FoEState()
-    for ch in enc.characters.values():
-        ch.conditions -= {"standoff", "vulnerable", "surrendered"}
-    out = Outcome()
+    enc.actions_per_turn = None
+    enc.states = {}
     out.add("combat_ended", None, "Combat ends.")
     return out
 
@@ -338,14 +372,14 @@ def _start_round(enc: Encounter, roller: Roller, out: Outcome) -> None:
         cb.acted = cb.out
         cb.delay_steps = 0
     out.add("round_started", None, f"Round {enc.round} begins.", round=enc.round)
-    for hook in systems.get(enc.options.system).round_start:
+    for hook in enc.system.round_start:
         hook(enc, roller, out)
 
 
 def _start_turn(enc: Encounter, actor: str, roller: Roller, out: Outcome) -> None:
     cb = enc.combatants[actor]
     enc.active, enc.count = actor, cb.ic
-    cb.half_actions = enc.actions_per_turn
+    cb.half_actions = enc.turn_budget
     cb.free_used, cb.actions_taken, cb.moved_ft = 0, [], 0.0
     out.add(
         "turn_started",
@@ -354,7 +388,7 @@ def _start_turn(enc: Encounter, actor: str, roller: Roller, out: Outcome) -> Non
         round=enc.round,
         ic=cb.ic,
     )
-    for hook in systems.get(enc.options.system).turn_start:
+    for hook in enc.system.turn_start:
         hook(enc, roller, out)
         if enc.active != actor:
             return
@@ -368,17 +402,24 @@ def require_turn(enc: Encounter, actor: str) -> Combatant:
     return cb
 
 
+def may_act(enc: Encounter, actor: str, kind: Kind) -> None:
+    """Raise ``RuleError`` (saying why) unless the system's gates let ``actor`` take an action
+    of ``kind`` now, in the turn order or not (a surprised character sits out; one in a stand
+    off may take only free actions)."""
+    for gate in enc.system.gates:
+        gate(enc, actor, kind)
+
+
 def check_budget(
     enc: Encounter, actor: str, cost: ActionCost, *, on_turn: bool = True, taken_over: int = 0
 ) -> None:
-    """Raise unless ``actor`` may spend ``cost`` now. Free actions may be taken out of turn.
-    ``taken_over``: half actions already spent that this action takes over (a FoE charge
-    judged over this turn's moves, see :mod:`vttbridge.rules.actions`)."""
+    """Raise unless ``actor`` may spend ``cost`` now: the system's gates, then his turn and
+    budget. Free actions may be taken out of turn. ``taken_over``: half actions already spent
+    that this action takes over (a charge judged over this turn's moves, see
+    :mod:`vttbridge.rules.actions`)."""
     ch = enc.character(actor)
     cb = enc.combatant(actor)
-    for cond, why in BLOCKING_CONDITIONS.items():
-        if cond in ch.conditions and (cost != "free" or cond in BLOCKS_FREE):
-            raise RuleError("blocked", f"{ch.display} {why}.", condition=cond)
+    may_act(enc, actor, cost)
     if cost != "free":
         if on_turn:
             require_turn(enc, actor)
@@ -415,11 +456,3 @@ def take_action(enc: Encounter, actor: str, cost: ActionCost, what: str) -> Outc
         "action_taken", actor, f"{enc.name(actor)}: {what} ({cost} action).", cost=cost, action=what
     )
     return out
-
-
-# -- system state (see the note at the imports) ----------------------------------------------
-
-from vttbridge.rules.foe.state import FoEState  # noqa: E402
-from vttbridge.rules.spycraft.state import SpycraftState  # noqa: E402
-
-Encounter.model_rebuild()

@@ -1,51 +1,53 @@
-"""Every ⚙ option of the rules, as one per-world settings model with the documented defaults.
+"""Every ⚙ option of the rules: one per-world settings model with the documented defaults.
 
-``docs/rules.md`` describes each with the rule it changes; a GM changes them per world (``!set``
-or a script), and rule functions read them from ``Encounter.options``.
+The options every system shares are fields here; each game system declares its own in its
+``System.options`` model (:mod:`vttbridge.rules.systems`), and they are set the same way, flat,
+beside these: ``Options(system="foe", surprise_after="insert")``, ``!set surprise_after insert``.
+Each is checked by the model of the system that declares it (an option no installed system
+declares is refused with the closest names); a system's rules read theirs typed, with
+:meth:`Options.of`. ``docs/rules.md`` describes each with the rule it changes; a GM changes them
+per world (``!set`` or a script), and rule functions read them from ``Encounter.options``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import difflib
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from vttbridge.rules import systems
 from vttbridge.rules.geometry import DiagonalMetric
 
-DEFAULT_MFD_LADDER = [0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+M = TypeVar("M", bound=BaseModel)
 
-
-class FieldStats(BaseModel):
-    """A stealth field's numbers: its constant sneak ``bonus`` and its ``mfd`` (the step
-    penalty enemies take on Perception)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    bonus: int
-    mfd: float = Field(gt=0)
-    magical: bool = True
+DEFAULT_SYSTEM = "spycraft"
+"""The system a world plays unless told otherwise."""
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", validate_assignment=True, allow_inf_nan=False)
 
-    system: str = "spycraft"
-    """Which rule system the world plays: ``spycraft`` (Spycraft 2.0), ``foe`` (Fallout:
-    Equestria), or another registered one (:mod:`vttbridge.rules.systems`)."""
+    system: str = DEFAULT_SYSTEM
+    """Which game system the world plays: one installed (:func:`vttbridge.rules.systems.names`;
+    ``spycraft`` and ``foe`` come with vttbridge)."""
 
     @field_validator("system")
     @classmethod
     def _known_system(cls, name: str) -> str:
-        from vttbridge.rules import (
-            systems,  # the registry imports the system packages, which import us
-        )
-
         try:
             systems.get(name)
         except KeyError as e:
             raise ValueError(str(e.args[0])) from None
         return name
 
-    # -- Common ---------------------------------------------------------------------------
+    # -- every system ---------------------------------------------------------------------
     diagonal_metric: DiagonalMetric = DiagonalMetric.ALTERNATING
     tie_break: Literal["random", "gm"] = "random"
     """Initiative ties after the higher Initiative bonus: a random roll-off, or GM order
@@ -53,39 +55,58 @@ class Options(BaseModel):
     free_actions_per_turn: int | None = Field(default=None, ge=0, le=1000)
     """None = unlimited free actions per turn."""
 
-    # -- Spycraft 2.0: Ready ---------------------------------------------------------------
-    ready_end_failure: Literal["stays_active", "ends"] = "stays_active"
-    """Ready rule 5: a failed Reflex save to end a carried-over Ready early."""
-    carryover_consumes_turn: bool = False
-    """Ready rule 6: a carried-over Ready that fires before his IC costs that round's turn."""
+    # -- each system's own ----------------------------------------------------------------
+    @model_validator(mode="after")
+    def _system_options(self) -> Options:
+        given = self.__pydantic_extra__
+        if given:
+            for name, value in list(given.items()):
+                given[name] = check_option(name, value)
+        return self
 
-    # -- Spycraft 2.0: Stand Off -----------------------------------------------------------
-    standoff_ic_floor: Literal["one", "none"] = "one"
-    """Stand Off cost IC - 5: floored at 1, or no floor."""
-    standoff_crack_strike_ends: bool = True
-    """Whether the automatic strike on a cracked participant ends the stand off (it is damage)."""
-    standoff_tie: Literal["reroll", "gm"] = "reroll"
-    """Opposed Resolve ties after the higher bonus: re-roll, or the GM decides."""
-    standoff_crack: Literal["new_threshold", "any_exceeded"] = "new_threshold"
-    """Crack when this round's stress passes a threshold not yet exceeded, or whenever the
-    total exceeds any threshold."""
-    standoff_ends_when: Literal["one_side", "one_participant"] = "one_side"
+    def __setattr__(self, name: str, value: Any) -> None:
+        # a system's option is checked before it is stored: a refused value leaves the
+        # options as they were
+        if name not in type(self).model_fields and not name.startswith("_"):
+            value = check_option(name, value)
+        super().__setattr__(name, value)
 
-    # -- Fallout: Equestria ------------------------------------------------------------------
-    foe_initiative: str = "1d100"
-    """FoE initiative roll; per-character bonuses (Quick Witted, Dash...) are added to it."""
-    surprise_after: Literal["reroll", "insert"] = "reroll"
-    """After a surprise round: everyone re-rolls, or keep the order and insert the surprised."""
-    high_jump_rounding: Literal["foot", "five_ft"] = "foot"
-    sneak_speed_formula: Literal["half_move", "agility"] = "half_move"
-    mfd_penalty: Literal["steps", "multiplier"] = "steps"
-    mfd_ladder: list[Annotated[float, Field(allow_inf_nan=False, gt=0, le=1000)]] = Field(
-        default_factory=lambda: list(DEFAULT_MFD_LADDER), min_length=1, max_length=100
-    )
-    """The MFD rungs (multipliers on a roll-under target, each above 0), hardest to easiest."""
-    charge_fear_check: bool = False
-    stealth_fields: dict[str, FieldStats] = Field(default_factory=dict)
-    """Named stealth fields, over the built-in ones
-    (``vttbridge.rules.foe.sneaking.STEALTH_FIELDS``:
-    invisibility, stealthbuck, zebra-cloak, whose numbers the text does not give [assumed]):
-    name -> ``{"bonus": n, "mfd": m}``. A name given here replaces the built-in of that name."""
+    def of(self, model: type[M]) -> M:
+        """The options of one system, typed: those set here, the model's defaults for the
+        rest (``enc.options.of(FoEOptions).surprise_after``)."""
+        given = self.__pydantic_extra__ or {}
+        return model.model_validate({k: v for k, v in given.items() if k in model.model_fields})
+
+    def system_options(self) -> BaseModel:
+        """The options of the world's system, typed (its defaults for those not set)."""
+        return self.of(systems.get(self.system).options)
+
+    def shown(self) -> dict[str, Any]:
+        """Every option of the world, as JSON: the shared ones and its system's own (set or
+        default), for ``!set`` and the state view."""
+        core = self.model_dump(mode="json", include=set(type(self).model_fields))
+        return {**core, **self.system_options().model_dump(mode="json")}
+
+
+def option_names(system: str) -> list[str]:
+    """Every option a world of ``system`` has: the shared ones, then the system's."""
+    return [*Options.model_fields, *systems.get(system).options.model_fields]
+
+
+def check_option(name: str, value: Any) -> Any:
+    """``value`` checked by the system declaring option ``name``. Raises ``ValueError`` for an
+    option no installed system declares (with the closest names) or a bad value."""
+    owner = systems.option_owner(name)
+    if owner is None:
+        every = [*Options.model_fields]
+        every += [n for s in systems.all_systems() for n in s.options.model_fields]
+        close = difflib.get_close_matches(name, every, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"no option {name!r}{hint}")
+    try:
+        return getattr(owner.options.model_validate({name: value}), name)
+    except ValidationError as e:
+        raise ValueError(e.errors()[0]["msg"]) from None
+
+
+__all__ = ["DEFAULT_SYSTEM", "Options", "check_option", "option_names"]

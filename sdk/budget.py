@@ -1,20 +1,19 @@
 """Movement budgets for the VTT: what each token may still move this turn, sent when it changes.
 
-In a Fallout: Equestria fight this script sends a :class:`vttbridge.sdk.effects.MovementBudget` for
-the token whose turn it is whenever its budget (:func:`vttbridge.rules.foe.movement.budget`) differs
-from the
-one sent last: at each turn change (the previous token's too: it may no longer move), after a
-move and after a command or an answer that spent an action. When the fight ends, every token
-it sent a budget for gets ``budget=None``. The VTT shows it where the player drags (Foundry:
-the Token Ruler is coloured by it, no round trip while dragging; Roll20: the mover is whispered
-what is left after a drag).
+In a fight of a game system that keeps a movement budget (``System.movement``) this script
+sends a :class:`vttbridge.sdk.effects.MovementBudget` for the token whose turn it is whenever
+its budget differs from the one sent last: at each turn change (the previous token's too: it
+may no longer move), after a move and after a command or an answer that spent an action. When
+the fight ends, every token it sent a budget for gets ``budget=None``. The VTT shows it where
+the player drags (Foundry: the Token Ruler is coloured by it, no round trip while dragging;
+Roll20: the mover is whispered what is left after a drag).
 
 What was sent last is kept in the world's store (``store["budget"]["sent"]``: token -> the
 effect's figures), so a replay of the log sends exactly what was sent, and a restart does not
 send it all again.
 
-Cost: one budget (a few dictionary reads) per event in a FoE fight, for the token whose turn it
-is (and, at a turn change, the one whose turn ended); nothing outside a FoE fight. A command's
+Cost: one budget (a few dictionary reads) per event in such a fight, for the token whose turn it
+is (and, at a turn change, the one whose turn ended); nothing outside one. A command's
 spend happens after the listeners of its ``ChatCommand`` ran, so for commands and answers the
 check runs in an internal :class:`BudgetCheck` event dispatched after them (scripts that listen
 to every event see it, ``type="budget_check"``).
@@ -24,9 +23,11 @@ This is a built-in: every world loads it (:func:`vttbridge.sdk.runtime.scripts.b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
-from vttbridge.rules.foe.movement import budget_figures
+from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.systems import MoveFigures
 from vttbridge.sdk.context import Context
 from vttbridge.sdk.effects import MovementBudget
 from vttbridge.sdk.events import (
@@ -51,7 +52,7 @@ SCRIPT_NAME = "budget"
 
 script = Script(
     SCRIPT_NAME,
-    description="Sends each token's movement budget to the VTT when it changes (FoE).",
+    description="Sends each token's movement budget to the VTT when it changes.",
 )
 
 Cause = Literal["turn", "move", "action", "other"]
@@ -93,8 +94,9 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
     fight runs this: it reads the world directly, not through ``ctx``'s properties."""
     world = ctx.world
     enc = world.encounter
-    if enc.options.system != "foe":
-        return
+    figures = enc.system.movement
+    if figures is None:
+        return  # the system keeps no movement budget
     kind = type(event)
     if kind is ChatCommand or kind is PromptAnswered:
         # the command (a choice handler) spends after these listeners: look after it
@@ -109,7 +111,7 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
         return
     player = None
     if kind is TokenMoved:
-        if event.source == "vtt":  # type: ignore[attr-defined]
+        if event.source == "vtt":
             cause: Cause = "move"
             player = event.player or world.player_for(event.token)  # type: ignore[attr-defined]
         else:
@@ -119,17 +121,20 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
     else:
         cause = "other"
     removed = event.token if kind is TokenRemoved else None  # type: ignore[attr-defined]
-    _check(ctx, state_of(st), cause, player, kind is CombatEnded, removed)
+    _check(ctx, figures, state_of(st), cause, player, kind is CombatEnded, removed)
 
 
 def check(ctx: Context, cause: Cause = "other", player: str | None = None) -> None:
     """Send the budgets that differ from those sent (for a script that changed a budget in a
     way no event shows)."""
-    _check(ctx, state_of(ctx.store), cause, player, False, None)
+    figures = ctx.encounter.system.movement
+    if figures is not None:
+        _check(ctx, figures, state_of(ctx.store), cause, player, False, None)
 
 
 def _check(
     ctx: Context,
+    figures: Callable[[Encounter, str], MoveFigures | None],
     st: dict[str, Any],
     cause: Cause,
     player: str | None,
@@ -160,7 +165,9 @@ def _check(
         if token not in world.tokens or token not in enc.characters:
             sent.pop(token, None)
             continue
-        shown = budget_figures(enc, token) if active is not None else None
+        shown: dict[str, Any] | None = None
+        if active is not None:
+            shown = figures(enc, token)  # a fresh dict
         if shown is not None:
             shown["metric"] = metric  # how they were measured: a new metric is a new budget
         if shown == sent.get(token):

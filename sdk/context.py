@@ -19,7 +19,7 @@ from vttbridge.rules.characters import RULES_OWNED, Character
 from vttbridge.rules.dice import Roll, Roller
 from vttbridge.rules.encounter import Encounter
 from vttbridge.rules.geometry import Cell
-from vttbridge.rules.options import Options
+from vttbridge.rules.options import Options, option_names
 from vttbridge.rules.outcome import Outcome, RuleError
 from vttbridge.sdk.effects import BaseEffect, PostChat, UpdateToken
 from vttbridge.sdk.errors import UsageError
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 E = TypeVar("E", bound=BaseEvent)
 """An event class, for the typed :meth:`Context.wait_for`."""
+R = TypeVar("R")
+"""What a rule function returns (an ``Outcome``, or a value and one), for :meth:`Context.rule`."""
 
 
 class WorldAccess(Protocol):
@@ -337,7 +339,7 @@ class Context:
         return reg
 
     # -- rules ---------------------------------------------------------------------------------
-    def rule(self, fn: Callable[..., Outcome], *args: Any, **kw: Any) -> Outcome:
+    def rule(self, fn: Callable[..., R], *args: Any, **kw: Any) -> R:
         """Call a rule function with this world's encounter (first argument) and roller (when
         it takes one), then apply its outcome: chat, initiative and turn effects, token moves,
         prompts for its choices. A :class:`RuleError` propagates with nothing changed."""
@@ -358,7 +360,7 @@ class Context:
             for part in out:
                 if isinstance(part, Outcome):
                     self.apply(part)
-            return out  # type: ignore[return-value]
+            return out
         if isinstance(out, Outcome):
             self.apply(out)
         return out
@@ -504,30 +506,41 @@ class Context:
         return self._rt.commands()
 
     def set_option(self, name: str, value: Any) -> None:
-        """Change a rules ⚙ option (:class:`vttbridge.rules.options.Options`) or a runtime setting
-        (:class:`vttbridge.sdk.world.WorldSettings`), validated. Raises :class:`UsageError`."""
+        """Change a rules ⚙ option (:class:`vttbridge.rules.options.Options`: a shared one or one
+        of the world's system) or a runtime setting (:class:`vttbridge.sdk.world.WorldSettings`),
+        validated. Raises :class:`UsageError`."""
         from pydantic import ValidationError
 
         name = name.lower().replace("-", "_")
-        for cls, current in ((Options, self.options), (WorldSettings, self.settings)):
-            if name not in cls.model_fields:
+        options = option_names(self.options.system)  # the shared ones and the system's
+        for cls, current, names in (
+            (Options, self.options, options),
+            (WorldSettings, self.settings, list(WorldSettings.model_fields)),
+        ):
+            if name not in names:
                 continue
             try:
                 new = cls.model_validate({**current.model_dump(), name: value})
             except ValidationError as e:
-                raise UsageError(f"{name}: {e.errors()[0]['msg']}.") from None
+                raise UsageError(f"{name}: {_first_error(e)}.") from None
             if isinstance(new, Options):
                 self.encounter.options = new
                 if self.encounter.grid.metric != new.diagonal_metric:
                     self.encounter.grid.metric = new.diagonal_metric
                     self._rt.grid_changed()
-            else:
+            elif isinstance(new, WorldSettings):
                 self.world.settings = new
             return
         raise UsageError(f"No option {name!r}. Type !set to list them.")
 
     def __repr__(self) -> str:
         return f"Context(world={self.world_id!r}, script={getattr(self.script, 'name', None)!r})"
+
+
+def _first_error(e: Any) -> str:
+    """The first message of a pydantic ``ValidationError``, without pydantic's ``Value error,``
+    prefix."""
+    return str(e.errors()[0]["msg"]).removeprefix("Value error, ")
 
 
 def restore_encounter(enc: Encounter, before: str) -> None:

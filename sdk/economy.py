@@ -6,15 +6,18 @@ for, the check before a command with a declared cost runs, and the spend after i
 
 1. find the command's actor: the token named by ``--as <token>``, else the token the player
    speaks as, else the player's only token (no actor: nothing is checked or spent);
-2. in combat, for an actor in the turn order, check the cost before the callback runs: a
-   refusal ("Kevin has only a half action left this turn; a full action needs 2.") is whispered
-   to the player and the callback does not run;
+2. in combat, ask the game system whether the actor may act at all (its gates: a surprised
+   character sits the surprise round out, in the turn order or not), then, for an actor in the
+   turn order, check the cost before the callback runs: a refusal ("Kevin has only a half action
+   left this turn; a full action needs 2.", "Guard is surprised and sits out the surprise
+   round.") is whispered to the player and the callback does not run;
 3. spend it once the callback has returned without an error; a callback that raises
    (:class:`sdk.UsageError`, :class:`vttbridge.rules.outcome.RuleError`, anything) spends nothing. A
    callback whose rule call already spent from the actor's budget (a built-in's rule: ``!ready``
    spends its full action itself) is not charged twice.
 
-Outside combat, or for a token not in the turn order, nothing is checked or spent.
+Outside combat nothing is checked or spent; for a token not in the turn order, only the
+system's gates are asked.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vttbridge.rules import actions
-from vttbridge.rules.encounter import Encounter
+from vttbridge.rules.encounter import Encounter, may_act
 
 if TYPE_CHECKING:
     from vttbridge.sdk.events import ChatCommand
@@ -86,11 +89,15 @@ def bill(world: World, cmd: ChatCommand, cost: str, what: str) -> Bill | None:
     if not enc.in_combat:
         return None
     actor = command_actor(cmd, world)
-    if actor is None or not actions.budgeted(enc, actor):
-        return None
     system = enc.options.system
-    if not actions.known(system, cost) or actions.kind_of(system, cost) in ("none", "move"):
-        return None  # nothing to spend, or a distance only the rule that moves can judge
+    if actor is None or not actions.known(system, cost):
+        return None
+    kind = actions.kind_of(system, cost)
+    if kind in ("none", "move") or not actions.budgeted(enc, actor):
+        # nothing to spend (or a distance only the rule that moves can judge), but the system
+        # still says whether he may act at all: a surprised character outside the turn order
+        may_act(enc, actor, kind)
+        return None
     actions.check(enc, actor, cost)
     return Bill(actor, cost, what, mark(enc, actor))
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-from vttbridge.rules.foe.movement import MoveBudget
 from vttbridge.rules.geometry import Cell, DiagonalMetric
+from vttbridge.rules.movement import MoveBudget
 
 
 class BaseEffect(BaseModel):
@@ -108,12 +108,12 @@ class UpdateConditions(BaseEffect):
 
 
 class MovementBudget(BaseEffect):
-    """What ``token`` may still move this turn by the rules (Fallout: Equestria:
-    :func:`vttbridge.rules.foe.movement.budget`, in the grid's units), sent when it changed: at a
-    turn change and after a move or an action (:mod:`vttbridge.sdk.budget`). ``budget`` None:
-    nothing limits its movement any more (the fight is over, it left the turn order). A VTT
-    shows it where the player drags (Foundry: the Token Ruler's colours; Roll20: a whisper
-    after a drag)."""
+    """What ``token`` may still move this turn by the rules of a game system that keeps a
+    movement budget (``System.movement``, in the grid's units; Fallout: Equestria's), sent when
+    it changed: at a turn change and after a move or an action (:mod:`vttbridge.sdk.budget`).
+    ``budget`` None: nothing limits its movement any more (the fight is over, it left the turn
+    order). A VTT shows it where the player drags (Foundry: the Token Ruler's colours; Roll20: a
+    whisper after a drag)."""
 
     type: Literal["movement_budget"] = "movement_budget"
     token: str

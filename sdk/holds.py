@@ -6,8 +6,9 @@ A VTT that can hold a move before it is written (Foundry: ``preUpdateToken`` ret
 it first. Holding every move would slow every drag, so the bridge tells the VTT's client which
 moves it watches, and only those wait. The pieces:
 
-1. **The watch set.** After each event this script computes which moves could set off a Ready
-   declared with ``--timing attempt`` (its trigger's cells: a region, the cells within range of
+1. **The watch set.** After each event this script computes which moves could set off a watch
+   on the attempt (``Watch.data["timing"] == "attempt"``: a Ready declared with ``--timing
+   attempt``; its trigger's cells: a region, the cells within range of
    the readied token; or any move, for a named condition or an ``action move`` trigger) and,
    when that changed, emits :class:`WatchMoves`. The adapter sends it to its client (Foundry:
    ``flags.vttbridge.watch`` on the active scene, which every client sees, so a player's own
@@ -16,13 +17,13 @@ moves it watches, and only those wait. The pieces:
    (Foundry ``preUpdateToken``). The adapter translates it to ``ActionDeclared(action="move",
    phase="attempt")`` followed by ``TokenMoved``, both with the payload's event id: the runtime
    moves the token, the Ready's trigger fires, and its "fire or cancel?" prompt opens. A held
-   move the rules refuse before it is applied (the FoE movement budget) is released at once,
+   move the rules refuse before it is applied (a system's movement budget) is released at once,
    where it started (``moved`` false).
-3. **The release.** This script records the hold and, once no prompt of an attempt-timed Ready
-   that the move set off is pending (the Ready fired or was held back), emits
-   :class:`ReleaseMove`: the adapter's token update to wherever the rules left the token
-   (the destination, or elsewhere if a script moved it: "or not"). A move that set off nothing
-   is released in the same step, one round trip after the drag.
+3. **The release.** This script records the hold and, once no prompt the move set off for the
+   owner of a watch on the attempt (the Ready's "fire or cancel?") is pending (the Ready fired
+   or was held back), emits :class:`ReleaseMove`: the adapter's token update to wherever the rules
+   left the token (the destination, or elsewhere if a script moved it: "or not"). A move that set
+   off nothing is released in the same step, one round trip after the drag.
 4. **No answer.** If the bridge does not acknowledge the held move within the watch's budget
    (``budget_ms``, 1.5 s by default), the client lets the move through, says so in chat, and
    sends the completed move under the *same event id*: whichever of the two reaches the bridge
@@ -111,19 +112,12 @@ def world_holds(world: Any) -> dict[str, Any]:
 
 
 def attempt_watches(world: Any) -> list[MoveWatch]:
-    """Moves that could set off a Ready declared on the attempt, as the client checks them."""
-    readies = world.encounter.spycraft.readies
+    """Moves that could set off a watch on the attempt (``data["timing"] == "attempt"``: a
+    Ready declared so), as the client checks them."""
     out: list[MoveWatch] = []
     for key in sorted(world.watches):
         w = world.watches[key]
-        actor = w.data.get("actor")
-        timing = w.data.get("timing")
-        rd = readies.get(actor) if actor else None
-        if timing is None and rd is not None:
-            if rd.pending:
-                continue
-            timing = rd.timing
-        if timing != "attempt":
+        if w.data.get("timing") != "attempt":
             continue
         spec = w.spec
         kind = spec.get("kind")
@@ -200,6 +194,7 @@ def on_event(event: BaseEvent, ctx: Context) -> None:
                 "to": [event.to_cell.x, event.to_cell.y],
                 "from": [event.from_cell.x, event.from_cell.y] if event.from_cell else None,
                 "before": sorted(ctx.world.prompts),
+                "watchers": _attempt_owners(ctx.world),
                 "blockers": None,
             }
         st["arming"] = None
@@ -211,15 +206,15 @@ def check(ctx: Context) -> None:
     """Release the holds nothing waits for any more, and send the watch set if it changed."""
     st = state_of(ctx.store)
     world = ctx.world
-    readies = world.encounter.spycraft.readies
     for hid in list(st["holds"]):
         hold = st["holds"][hid]
         if hold["blockers"] is None:  # first look after the move: what did it set off?
             before = set(hold["before"])
+            watchers = set(hold.get("watchers", ()))
             hold["blockers"] = [
                 p.id
                 for p in world.prompts.values()
-                if p.id not in before and _attempt_ready(readies.get(p.actor or p.token or ""))
+                if p.id not in before and (p.actor or p.token) in watchers
             ]
         if any(pid in world.prompts for pid in hold["blockers"]):
             continue
@@ -237,8 +232,16 @@ def check(ctx: Context) -> None:
         ctx.emit(eff)
 
 
-def _attempt_ready(rd: Any) -> bool:
-    return rd is not None and rd.timing == "attempt"
+def _attempt_owners(world: Any) -> list[str]:
+    """Whose watches on the attempt are set now (a question one of them is asked after the
+    move is the Ready it set off: the move waits for the answer)."""
+    return sorted(
+        {
+            w.owner or w.data.get("actor")
+            for w in world.watches.values()
+            if w.data.get("timing") == "attempt" and (w.owner or w.data.get("actor"))
+        }
+    )
 
 
 __all__ = [

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from vttbridge.rules import actions
+from vttbridge.rules import systems as rules_systems
 from vttbridge.rules.geometry import Cell
 from vttbridge.sdk.events import BaseEvent, ChatCommand, TokenMoved
 from vttbridge.sdk.regions import Region
@@ -131,8 +132,10 @@ class Script:
     description: str = ""
     file: str | None = None
     system: str | None = None
-    """The rule system it is for (``"spycraft"``, ``"foe"``); None for any. ``!help`` lists
-    only the commands of the world's system."""
+    """The game system it is for (``"spycraft"``, ``"foe"``); None for any. Its commands,
+    listeners and move judges work in a world of that system only (elsewhere a command is
+    answered "that is a ... command"), and ``!help`` lists only the commands of the world's
+    system."""
     listeners: list[Listener] = field(default_factory=list)
     commands: dict[str, CommandHandler] = field(default_factory=dict)
     conditions: dict[str, Condition] = field(default_factory=dict)
@@ -188,11 +191,11 @@ class Script:
         arguments: the player is whispered the ``usage`` line.
 
         ``cost`` is what the command costs its actor in combat: ``"half"``, ``"full"``,
-        ``"free"`` (FoE: ``"action"``, ``"both"``), or an action the rules name (``"attack"``,
-        ``"ready"``, ``"charge"``: see :mod:`vttbridge.rules.actions`). The runtime checks it
-        before the
-        callback runs and spends it once the callback succeeded (:mod:`vttbridge.sdk.economy`); a
-        command refused for want of budget does not run, one that raises spends nothing."""
+        ``"free"`` (or ``"action"``, ``"both"``), or an action the world's game system names
+        (``"attack"``, ``"ready"``, ``"charge"``: see :mod:`vttbridge.rules.actions`). The
+        runtime checks it before the callback runs and spends it once the callback succeeded
+        (:mod:`vttbridge.sdk.economy`); a command refused for want of budget does not run, one that
+        raises spends nothing."""
         if cost is not None:
             _check_cost(cost, self.system, name)
 
@@ -283,8 +286,8 @@ class Script:
     def before_move(self, fn: F) -> F:
         """Judge every token move from outside (the VTT) before it is applied: ``fn(event:
         TokenMoved, ctx)`` returns None to let it through, or a rules ``Outcome`` (a rule it
-        called, e.g. :func:`vttbridge.rules.foe.movement.move`) that is applied, unannounced, once
-        the
+        called, e.g. :func:`vttbridge.systems.foe.rules.movement.move`) that is applied,
+        unannounced, once the
         token is placed. Raising :class:`vttbridge.rules.outcome.RuleError` refuses the move: the
         world keeps the token where it was, the VTT is told to put it back, the mover and the GM are
         told why, and listeners get a :class:`vttbridge.sdk.events.MoveRefused` instead of the
@@ -328,13 +331,14 @@ def _cell(c: Cell | tuple[int, int]) -> Cell:
 
 
 def _check_cost(cost: str, system: str | None, command: str) -> None:
-    """A command's declared cost must be one the economy knows (in the script's system)."""
-    systems = [system] if system else list(actions.COSTS)
-    if not any(actions.known(s, cost) for s in systems):
-        names = sorted({n for s in systems for n in actions.COSTS[s]})
+    """A command's declared cost must be one the economy knows (in the script's system, or in
+    any installed one)."""
+    names = [system] if system else rules_systems.names()
+    if not any(actions.known(s, cost) for s in names):
+        known = sorted({n for s in names for n in actions.costs(s)})
         raise ValueError(
-            f"!{command}: unknown cost {cost!r}; give free, half, full (FoE: action, both) "
-            f"or an action the rules name: {', '.join(names)}"
+            f"!{command}: unknown cost {cost!r}; give free, half, full (or action, both) "
+            f"or an action the rules name: {', '.join(known)}"
         )
 
 

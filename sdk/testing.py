@@ -71,7 +71,7 @@ class WorldHarness:
     ) -> None:
         if isinstance(options, dict):
             options = Options(**{"system": system, **options})
-        self.options = options or Options(system=system)  # type: ignore[arg-type]
+        self.options = options or Options(system=system)
         if isinstance(settings, dict):
             settings = WorldSettings(**settings)
         self.clock = ManualClock()
@@ -190,7 +190,7 @@ class WorldHarness:
         if player is None and token is not None:
             tok = self.runtime.world.tokens.get(token)
             player = tok.owners[0] if tok and tok.owners else None
-        return await self.send(ChatMessage(text=text, token=token, player=player, role=role))  # type: ignore[arg-type]
+        return await self.send(ChatMessage(text=text, token=token, player=player, role=role))
 
     async def gm_says(self, text: str, *, token: str | None = None) -> list[Effect]:
         return await self.chat(text, token=token, player=self.gm, role="gm")

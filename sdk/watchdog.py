@@ -1,8 +1,8 @@
 """The watchdog of plain (not async) script callbacks: one that runs past its budget is
 interrupted, wherever it is — a busy loop (``while True: pass``) or a blocking call
 (``time.sleep(3)``) — and the world goes on. The runtime also runs each step of an async
-callback under it (``vttbridge.sdk.runtime.supervisor._Stepped``): a step that never reaches an
-``await`` is stopped the same way.
+callback under it (:meth:`vttbridge.sdk.runtime.supervisor.Supervisor.watched`): a step that
+never reaches an ``await`` is stopped the same way.
 
 How: the runtime *arms* the watchdog around each callback (two attribute writes, no lock, no
 wake-up of any thread). One daemon thread per process looks every :data:`POLL` seconds at

@@ -1,7 +1,7 @@
 """One import name: installed, vttbridge claims ``vttbridge`` and nothing else. The repository
-keeps its folders (``rules/``, ``sdk/``, ``adapters/``), installed below ``vttbridge``; from a
-checkout they are also importable under their bare names, so these checks make sure nothing
-of ours leans on that."""
+keeps its folders (``rules/``, ``sdk/``, ``adapters/``, ``systems/``), installed below
+``vttbridge``; from a checkout they are also importable under their bare names, so these checks make
+sure nothing of ours leans on that."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPS = ("rules", "sdk", "adapters")
-SOURCES = ("rules", "sdk", "adapters", "vttbridge", "tests", "examples", "bench", "docs")
-# a module path written in code or text: `from sdk import`, "adapters.bridge.cli:main"...
+TOPS = ("rules", "sdk", "adapters", "systems")
+SOURCES = ("rules", "sdk", "adapters", "systems", "vttbridge", "tests", "examples", "bench", "docs")
+# a module path written in code or text: `from sdk import`, "adapters.bridge.cli:main"... (not
+# `from vttbridge.rules import systems`: the word after an import is no bare import)
 BARE = re.compile(
-    r"(?<![\w./-])(?:(?:from|import) (?:rules|sdk|adapters)\b|(?:rules|sdk|adapters)\.(?:"
+    r"(?<![\w./-])(?<!\w )(?:(?:from|import) (?:rules|sdk|adapters|systems)\b"
+    r"|(?:rules|sdk|adapters|systems)\.(?:"
     + "|".join(
         sorted(
             {

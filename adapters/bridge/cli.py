@@ -23,6 +23,8 @@ from pathlib import Path
 
 from vttbridge.adapters.base import AdapterRegistry, registry
 from vttbridge.adapters.bridge.storage import Storage, StoreError, describe, run_blocking
+from vttbridge.rules import systems
+from vttbridge.rules.options import DEFAULT_SYSTEM
 
 DEFAULT_DB = "vttbridge.sqlite3"
 DEFAULT_WORLD = "default"
@@ -217,11 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Help,
     )
     create.add_argument("name", help="the world's name: letters, digits, '.', '_', '-'")
+    installed = systems.all_systems()
     create.add_argument(
         "--system",
-        choices=["spycraft", "foe"],
-        default="spycraft",
-        help="the rules the world plays: Spycraft 2.0 or Fallout: Equestria",
+        choices=[s.name for s in installed],
+        default=DEFAULT_SYSTEM,
+        help="the game system the world plays, one of those installed: "
+        + ", ".join(f"{s.name} ({s.title})" for s in installed),
     )
     create.add_argument(
         "--option",
@@ -344,7 +348,7 @@ def cmd_world(args: argparse.Namespace) -> int:
                     if s.last_activity
                     else "never"
                 )
-                system = rec.options.get("system", "spycraft")
+                system = rec.options.get("system", DEFAULT_SYSTEM)
                 print(
                     f"{s.name:<24} {system:<9} {rec.adapter or '-':<10} {s.events:>7} "
                     f"{s.commands:>8}  {when}"

@@ -398,8 +398,8 @@ class SendChatData(BaseModel):
 
 class BudgetData(BaseModel):
     """After an accepted drag in a fight, what is left of the token's movement this turn (the
-    rules' :func:`vttbridge.rules.foe.movement.budget`, in the page's units): the Mod whispers
-    ``message``
+    rules' :func:`vttbridge.systems.foe.rules.movement.budget`, in the page's units): the Mod
+    whispers ``message``
     (a ``sendChat`` line, its ``/w`` included) to the mover, unless its ``budget`` setting is
     off. Roll20 has no ruler to colour, so this is where the player sees it."""
 

@@ -1,9 +1,10 @@
-"""Core built-ins: combat flow shared by both systems, stats, options, prompts and help.
+"""Core built-ins: combat flow every game system shares, stats, options, prompts and help.
 
-Commands: ``!init``, ``!next``, ``!delay``, ``!end``, ``!stats``, ``!set``, ``!answer``,
-``!help``, ``!attack``, ``!do``. Listeners keep the rules' turn order and the VTT's combat
-tracker in step: a combat started, advanced or edited in the VTT is applied to the rules, while
-the runtime's own changes (echoed back by the VTT) are recognised and ignored.
+Commands: ``!init``, ``!next``, ``!end``, ``!stats``, ``!set``, ``!answer``, ``!help``,
+``!attack``, ``!do``; a system adds its own (:mod:`vttbridge.sdk.systems`). Listeners keep the
+rules' turn order and the VTT's combat tracker in step: a combat started, advanced or edited in the
+VTT is applied to the rules, while the runtime's own changes (echoed back by the VTT) are recognised
+and ignored.
 
 Decisions where the source texts are silent:
 
@@ -23,8 +24,7 @@ from collections.abc import Mapping
 from vttbridge.rules import actions
 from vttbridge.rules import encounter as rules_enc
 from vttbridge.rules.outcome import Outcome
-from vttbridge.rules.spycraft import delay as rdelay
-from vttbridge.sdk.chat.parsing import key_values, parse_int, parse_value
+from vttbridge.sdk.chat.parsing import key_values, parse_value
 from vttbridge.sdk.context import Context
 from vttbridge.sdk.errors import UsageError
 from vttbridge.sdk.events import (
@@ -116,20 +116,6 @@ def next_(cmd: ChatCommand, ctx: Context) -> None:
 
 
 @script.command(
-    "delay",
-    usage="!delay <steps>",
-    help="Lower your IC by some steps, before you act; you act again when the count reaches it.",
-    cost="delay",
-)
-def delay(cmd: ChatCommand, ctx: Context) -> None:
-    args = cmd.argv
-    if len(args) != 1:
-        raise UsageError()
-    actor = actor_of(cmd, ctx)
-    ctx.rule(rdelay.delay, actor, parse_int(args[0], "Steps", 1, 1000))
-
-
-@script.command(
     "attack",
     usage="!attack <target>",
     help="Declare an attack; a stand off may answer it.",
@@ -159,8 +145,8 @@ DO_DEFAULT_COST = "half"
     "do",
     usage="!do <action> [--target <token>] [--done] [--cost half|full|free]",
     help="Declare that you attempt an action (or --done: complete it); Ready actions watching "
-    "it may fire. In combat it costs a half action (FoE: 1 action) unless --cost says "
-    "otherwise (full: FoE both actions); completing an action attempted this turn is free.",
+    "it may fire. In combat it costs a half action (1 action where a turn has two) unless "
+    "--cost says otherwise (full: both); completing an action attempted this turn is free.",
 )
 def do(cmd: ChatCommand, ctx: Context) -> None:
     from vttbridge.sdk.chat.parsing import split_flags
@@ -188,7 +174,7 @@ def _do_cost(text: str) -> str:
     cost = text.strip().lower()
     cost = actions.ALIASES.get(cost, cost)
     if cost not in DO_COSTS:
-        raise UsageError(f"--cost is half, full or free (FoE: action, both), not {text!r}.")
+        raise UsageError(f"--cost is half, full or free (or action, both), not {text!r}.")
     return cost
 
 
@@ -268,7 +254,7 @@ def vtt_snapshot_combat(event: SceneSnapshot, ctx: Context) -> None:
     for cid in order[: order.index(active)]:
         enc.combatants[cid].acted = True
     enc.active, enc.count = active, enc.combatants[active].ic
-    enc.combatants[active].half_actions = enc.actions_per_turn
+    enc.combatants[active].half_actions = enc.turn_budget
     out.add(
         "combat_adopted",
         None,
@@ -278,35 +264,6 @@ def vtt_snapshot_combat(event: SceneSnapshot, ctx: Context) -> None:
 
 
 # -- stats, options, prompts, help --------------------------------------------------------------
-
-_SHOWN_STATS = {
-    "spycraft": [
-        "kind",
-        "initiative",
-        "reflex",
-        "bab",
-        "resolve",
-        "wisdom",
-        "action_dice",
-        "wounds",
-        "stress",
-        "defense_base",
-        "dex_bonus",
-        "dodge_bonus",
-    ],
-    "foe": [
-        "move",
-        "strength",
-        "agility",
-        "perception_skill",
-        "sneak_skill",
-        "weight",
-        "quick_witted",
-        "initiative_bonus",
-        "horns",
-        "burrowing",
-    ],
-}
 
 
 @script.command(
@@ -325,7 +282,7 @@ def stats(cmd: ChatCommand, ctx: Context) -> None:
         ctx.reply(f"{ch.display}: {shown}.")
         return
     ch = ctx.character(actor)
-    fields = _SHOWN_STATS.get(ctx.options.system, [])
+    fields = ctx.encounter.system.stats
     conds = f"; conditions: {', '.join(sorted(ch.conditions))}" if ch.conditions else ""
     ctx.reply(f"{ch.display}: " + ", ".join(f"{k}={getattr(ch, k)}" for k in fields) + conds)
 
@@ -338,18 +295,15 @@ def stats(cmd: ChatCommand, ctx: Context) -> None:
 )
 def set_option(cmd: ChatCommand, ctx: Context) -> None:
     args = cmd.argv
+    shown = {**ctx.options.shown(), **ctx.settings.model_dump(mode="json")}
     if not args:
-        opts = ctx.options.model_dump(mode="json")
-        sets = ctx.settings.model_dump(mode="json")
-        lines = [f"{k} = {v}" for k, v in {**opts, **sets}.items()]
-        ctx.reply("Options:\n" + "\n".join(lines))
+        ctx.reply("Options:\n" + "\n".join(f"{k} = {v}" for k, v in shown.items()))
         return
     name = args[0].lower().replace("-", "_")
     if len(args) == 1:
-        for model in (ctx.options, ctx.settings):
-            if name in type(model).model_fields:
-                ctx.reply(f"{name} = {getattr(model, name)}")
-                return
+        if name in shown:
+            ctx.reply(f"{name} = {shown[name]}")
+            return
         raise UsageError(f"No option {name!r}.")
     value = parse_value(" ".join(args[1:]))
     ctx.set_option(name, value)

@@ -8,7 +8,7 @@ from typing import Any
 
 from vttbridge.rules.geometry import Cell
 from vttbridge.rules.outcome import Outcome, RuleError
-from vttbridge.sdk.context import Context, restore_encounter
+from vttbridge.sdk.context import Context, WorldAccess, restore_encounter
 from vttbridge.sdk.effects import (
     PostChat,
     UpdateToken,
@@ -18,54 +18,75 @@ from vttbridge.sdk.events import (
     TokenMoved,
 )
 from vttbridge.sdk.regions import Region, within
+from vttbridge.sdk.runtime.registry import Registry
+from vttbridge.sdk.runtime.step import CurrentStep
+from vttbridge.sdk.runtime.supervisor import Supervisor
 from vttbridge.sdk.script import (
     Script,
 )
-from vttbridge.sdk.triggers import SPEC_ADAPTER
-from vttbridge.sdk.world.model import Watch
+from vttbridge.sdk.triggers import SPEC_ADAPTER, TriggerIndex
+from vttbridge.sdk.world.model import Watch, World
 
 
 class Movement:
-    """Judges and applies moves; keeps regions and watches in the trigger index."""
+    """Judges and applies moves; keeps regions and watches in the trigger index, which it
+    owns."""
 
-    def _judge_move(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
+    def __init__(
+        self,
+        world: World,
+        step: CurrentStep,
+        registry: Registry,
+        supervisor: Supervisor,
+        access: WorldAccess,
+        index: type[TriggerIndex] = TriggerIndex,
+    ) -> None:
+        self._world = world
+        self._step = step
+        self._registry = registry
+        self._supervisor = supervisor
+        self._access = access
+        self.index: TriggerIndex = index(self._resolve_cells)
+        self._watch_tids: dict[str, int] = {}
+
+    def judge(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
         """Run the ``before_move`` judges on a move not yet applied: the outcomes of those that
         let it through, or None when one refused it (then the world is as it was, the VTT is
         told to put the token back, and a :class:`MoveRefused` follows)."""
-        judges = self._move_judges
+        enc = self._world.encounter
+        judges = self._registry.move_judges(enc.options.system)  # not another system's
         if not judges:
             return []
-        enc = self.world.encounter
         before = enc.model_dump_json() if len(judges) > 1 else None  # undo an earlier yes
         accepted: list[tuple[Outcome, Script]] = []
         for judge in judges:
-            args = (ev, Context(self, judge.script, ev)) if judge.nargs > 1 else (ev,)
+            args = (ev, Context(self._access, judge.script, ev)) if judge.nargs > 1 else (ev,)
             if judge.script.trusted:
                 try:
                     out, error = judge.fn(*args), None
                 except Exception as e:
                     out, error = None, e
             else:  # a script's judge runs under the watchdog; one stopped lets the move through
-                guard = self._guarded(judge, judge.fn, args)
+                guard = self._supervisor.guarded(judge, judge.fn, args)
                 out, error = guard.result, guard.error
             if isinstance(error, RuleError):
                 if before is not None:
                     restore_encounter(enc, before)
-                self._refuse_move(ev, error)
+                self._refuse(ev, error)
                 return None
             if error is not None:  # a broken judge lets the move through
-                self._report_error(judge, error)
+                self._supervisor.report_error(judge, error)
                 continue
             if isinstance(out, Outcome):
                 accepted.append((out, judge.script))
         return accepted
 
-    def _refuse_move(self, ev: TokenMoved, e: RuleError) -> None:
-        w = self.world
+    def _refuse(self, ev: TokenMoved, e: RuleError) -> None:
+        w = self._world
         tok = w.tokens[ev.token]
         back = ev.from_cell or tok.cell
-        self.emit(UpdateToken(token=tok.id, cell=back, animate=False))
-        self.emit(
+        self._step.emit(UpdateToken(token=tok.id, cell=back, animate=False))
+        self._step.emit(
             PostChat(
                 text=f"{tok.display}'s move refused and moved back: {e.message}", whisper_to="gm"
             )
@@ -73,8 +94,8 @@ class Movement:
         mover = ev.player or w.player_for(tok.id)
         player = w.players.get(mover)
         if mover != "gm" and (player is None or player.role != "gm"):
-            self.emit(PostChat(text=f"Move refused: {e.message}", whisper_to=mover))
-        self.derive(
+            self._step.emit(PostChat(text=f"Move refused: {e.message}", whisper_to=mover))
+        self._step.derive(
             MoveRefused(
                 id=ev.id,
                 token=tok.id,
@@ -99,35 +120,35 @@ class Movement:
         source: str,
         old: Cell | None = None,
     ) -> None:
-        tok = self.world.tokens[token]
+        tok = self._world.tokens[token]
         old = old or tok.cell
-        self.world.place(token, cell)
+        self._world.place(token, cell)
         self.index.anchor_moved(token)
-        self.emit(UpdateToken(token=token, cell=cell, animate=animate))
+        self._step.emit(UpdateToken(token=token, cell=cell, animate=animate))
         if fire and old != cell:
-            self.derive(
+            self._step.derive(
                 TokenMoved(token=token, from_cell=old, to_cell=cell, path=path, source=source)
-            )  # type: ignore[arg-type]
+            )
 
     def grid_changed(self) -> None:
         """The grid's metric changed: the cells within a distance change with it."""
         self.index.grid_changed()
 
     def set_region(self, region: Region) -> None:
-        self.world.regions[region.name] = region
+        self._world.regions[region.name] = region
         self.index.region_changed(region.name)
 
     def _resolve_cells(self, spec: Any) -> frozenset[tuple[int, int]]:
         if spec.kind == "enter":
             if spec.cells is not None:
                 return frozenset((c.x, c.y) for c in spec.cells)
-            reg = self.world.regions.get(spec.region)
+            reg = self._world.regions.get(spec.region)
             return reg.xy if reg is not None else frozenset()
         if spec.kind == "within":
-            tok = self.world.tokens.get(spec.anchor)
+            tok = self._world.tokens.get(spec.anchor)
             if tok is None:
                 return frozenset()
-            return frozenset((c.x, c.y) for c in within(tok.cell, spec.distance, self.world.grid))
+            return frozenset((c.x, c.y) for c in within(tok.cell, spec.distance, self._world.grid))
         return frozenset()
 
     def add_watch(
@@ -139,7 +160,7 @@ class Movement:
         data: dict[str, Any],
         owner: str | None = None,
     ) -> Watch:
-        if (script, handler) not in self._watch_handlers:
+        if self._registry.watch_handler(script, handler) is None:
             raise ValueError(f"script {script} has no watch_handler {handler!r}")
         self.remove_watch(key)
         watch = Watch(
@@ -150,16 +171,21 @@ class Movement:
             data=data,
             owner=owner,
         )
-        self.world.watches[key] = watch
-        self._index_watch(key, watch)
+        self._world.watches[key] = watch
+        self._index(key, watch)
         return watch
 
-    def _index_watch(self, key: str, watch: Watch) -> None:
+    def index_watches(self) -> None:
+        """Put the watches the world holds (a restored one's) in the index."""
+        for key, w in self._world.watches.items():
+            self._index(key, w)
+
+    def _index(self, key: str, watch: Watch) -> None:
         spec = SPEC_ADAPTER.validate_python(watch.spec)
         self._watch_tids[key] = self.index.add(spec, owner=f"watch:{key}", watch=key).id
 
     def remove_watch(self, key: str) -> None:
-        self.world.watches.pop(key, None)
+        self._world.watches.pop(key, None)
         tid = self._watch_tids.pop(key, None)
         if tid is not None:
             self.index.remove(tid)

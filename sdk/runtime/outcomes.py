@@ -6,7 +6,6 @@ the step changed are written back to the sheets.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from vttbridge.rules.characters import RULES_OWNED
 from vttbridge.rules.encounter import Positions
@@ -25,12 +24,14 @@ from vttbridge.sdk.events import (
     RoundStarted,
     TurnStarted,
 )
+from vttbridge.sdk.runtime.moves import Movement
+from vttbridge.sdk.runtime.registry import Registry
+from vttbridge.sdk.runtime.step import CurrentStep, Step
+from vttbridge.sdk.runtime.waiting import Waiting
 from vttbridge.sdk.script import (
     Script,
 )
-
-if TYPE_CHECKING:
-    from vttbridge.sdk.runtime.consumer import _Step
+from vttbridge.sdk.world import World
 
 log = logging.getLogger(__name__)
 
@@ -57,34 +58,51 @@ write-back check after them, which keeps a token move as cheap as it was."""
 class OutcomeApplier:
     """Turns rule outcomes into effects and events; writes rules-owned values back."""
 
-    # =============================================================================================
-    def apply_outcome(self, outcome: Outcome, *, announce: bool, script: Script | None) -> None:
-        w, enc = self.world, self.world.encounter
+    def __init__(
+        self,
+        world: World,
+        step: CurrentStep,
+        registry: Registry,
+        waiting: Waiting,
+        movement: Movement,
+    ) -> None:
+        self._world = world
+        self._step = step
+        self._registry = registry
+        self._waiting = waiting
+        self._movement = movement
+
+    def apply(self, outcome: Outcome, *, announce: bool, script: Script | None) -> None:
+        """Turn ``outcome`` into effects, events, token moves and prompts (``announce``: its
+        lines in chat too)."""
+        w, enc = self._world, self._world.encounter
+        emit, derive = self._step.emit, self._step.derive
         if announce:
             lines = [h.text for h in outcome.happened if h.text]
             for r in outcome.rolls:
                 if not any(r.text in line for line in lines):
                     lines.append(f"{r.reason}: {r.text}" if r.reason else r.text)
             if lines:
-                self.emit(PostChat(text="\n".join(lines)))
-        touched = self._step.touched if self._step is not None else set()
+                emit(PostChat(text="\n".join(lines)))
+        step = self._step.step
+        touched = step.touched if step is not None else set()
         for h in outcome.happened:
             if h.actor is not None and h.kind not in _CHANGES_NOTHING_OWNED:
                 touched.add(h.actor)  # whom a rule acted on may have spent or gained something
             lapsed = h.data.get("choice_id")
             if lapsed and h.kind.endswith("_lapsed"):
                 for p in [p for p in w.prompts.values() if p.choice_id == lapsed]:
-                    self.close_prompt(p.id, h.text or "no longer needed")
+                    self._waiting.close_prompt(p.id, h.text or "no longer needed")
             if h.kind not in _ACTED_ON_KINDS:  # one set lookup, not seven failed cases (a move)
                 continue
             actor = h.actor
             match h.kind:
                 case "initiative_rolled" | "initiative_set" if actor in w.tokens:
-                    self.emit(SetInitiative(token=actor, ic=int(h.data["ic"])))
+                    emit(SetInitiative(token=actor, ic=int(h.data["ic"])))
                 case "ic_changed" if actor is not None:
                     if actor in w.tokens:
-                        self.emit(SetInitiative(token=actor, ic=int(h.data["new"])))
-                    self.derive(
+                        emit(SetInitiative(token=actor, ic=int(h.data["new"])))
+                    derive(
                         InitiativeChanged(
                             token=actor,
                             ic=int(h.data["new"]),
@@ -94,17 +112,17 @@ class OutcomeApplier:
                         )
                     )
                 case "round_started":
-                    self.derive(
+                    derive(
                         RoundStarted(round=int(h.data.get("round", enc.round)), source="runtime")
                     )
                 case "turn_started" if actor is not None:
                     rnd = int(h.data.get("round", enc.round))
                     ic = h.data.get("ic")
-                    self.emit(AdvanceTurn(round=rnd, token=actor, ic=ic))
-                    self.derive(TurnStarted(token=actor, round=rnd, ic=ic, source="runtime"))
+                    emit(AdvanceTurn(round=rnd, token=actor, ic=ic))
+                    derive(TurnStarted(token=actor, round=rnd, ic=ic, source="runtime"))
                 case "combat_started":
                     order = enc.order()
-                    self.derive(
+                    derive(
                         CombatStarted(
                             tokens=order,
                             initiative={c: enc.combatants[c].ic for c in order},
@@ -112,11 +130,11 @@ class OutcomeApplier:
                         )
                     )
                 case "combat_ended":
-                    self.emit(AdvanceTurn(round=0, token=None))
-                    self.derive(CombatEnded(source="runtime"))
+                    emit(AdvanceTurn(round=0, token=None))
+                    derive(CombatEnded(source="runtime"))
                 case _:
                     pass
-        # rules that move characters (charge, FoE move) change Encounter.positions: those set
+        # rules that move characters (a charge, a move) change Encounter.positions: those set
         # since the last look (all of them if a script replaced the dict); a place() puts the
         # same Cell in both, so a token it placed costs an identity test
         tokens, positions = w.tokens, enc.positions
@@ -126,12 +144,14 @@ class OutcomeApplier:
             tok = tokens.get(tid)
             if cell is not None and tok is not None and tok.cell is not cell and tok.cell != cell:
                 old = tok.cell
-                self.move_token(tid, cell, [], animate=True, fire=True, source="runtime", old=old)
+                self._movement.move_token(
+                    tid, cell, [], animate=True, fire=True, source="runtime", old=old
+                )
         for choice in outcome.choices:
-            handler = self._choices.get(choice.kind)
+            handler = self._registry.choice(choice.kind)
             if handler is None:
                 log.warning("no handler registered for choice kind %r", choice.kind)
-            self.open_prompt(
+            self._waiting.open_prompt(
                 kind=choice.kind,
                 player=w.player_for(choice.actor),
                 token=choice.actor if choice.actor in w.tokens else None,
@@ -144,14 +164,14 @@ class OutcomeApplier:
                 actor=choice.actor,
             )
 
-    def _sync_sheets(self, step: _Step) -> None:
+    def sync_sheets(self, step: Step) -> None:
         """Say which rules-owned values the GM changed on a sheet, then write back to the VTT
         what the step's rules changed: stats (``UpdateStats``) and the conditions on each
         token (``UpdateConditions``). Only the tokens the step touched are compared."""
-        w = self.world
+        w, emit = self._world, self._step.emit
         for token, stat, value in w.take_sheet_edits():
             who = w.tokens[token].display if token in w.tokens else token
-            self.emit(
+            emit(
                 PostChat(
                     text=f"{who}'s {RULES_OWNED[stat]} set to {value} on the sheet; "
                     "the rules follow.",
@@ -164,7 +184,7 @@ class OutcomeApplier:
                 continue
             stats = w.stats_to_write(token)
             if stats:
-                self.emit(UpdateStats(token=token, stats=stats))
+                emit(UpdateStats(token=token, stats=stats))
             shown = w.conditions_to_show(token)
             if shown is not None:
-                self.emit(UpdateConditions(token=token, conditions=shown[0], removed=shown[1]))
+                emit(UpdateConditions(token=token, conditions=shown[0], removed=shown[1]))

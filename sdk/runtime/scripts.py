@@ -1,5 +1,7 @@
-"""Script registration: loading, unloading and reloading scripts, and the tables the runtime
-reads their callbacks from.
+"""Loading, unloading and reloading a world's scripts: from a module, a name or a file (shared
+by every world through the script host), their ``on_load`` and ``on_unload`` hooks, and what
+their registrations put in the world (regions, position triggers). What the scripts declared is
+kept by :class:`vttbridge.sdk.runtime.registry.Registry`.
 """
 
 from __future__ import annotations
@@ -11,45 +13,90 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vttbridge.sdk.context import Context
+from vttbridge.sdk.context import Context, WorldAccess
 from vttbridge.sdk.effects import (
     PostChat,
 )
 from vttbridge.sdk.errors import ScriptError
 from vttbridge.sdk.loader import ScriptSource, load_source, script_path
+from vttbridge.sdk.runtime.consumer import Consumer
+from vttbridge.sdk.runtime.moves import Movement
+from vttbridge.sdk.runtime.registry import Registry
+from vttbridge.sdk.runtime.step import CurrentStep
+from vttbridge.sdk.runtime.supervisor import Supervisor
+from vttbridge.sdk.runtime.waiting import Waiting
 from vttbridge.sdk.script import (
-    CommandHandler,
     Script,
 )
-from vttbridge.sdk.script_host import script_host
+from vttbridge.sdk.script_host import ScriptUser, script_host
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class _Loaded:
+class Loaded:
+    """Scripts loaded together (a module's, a file's) and where they came from."""
+
     scripts: list[Script]
     source: ScriptSource
 
 
 def builtin_scripts() -> list[Script]:
-    """The scripts every world loads unless told not to: the chat commands
-    (:mod:`vttbridge.sdk.chat`)
-    held moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
+    """The scripts every world loads unless told not to: the shared chat commands
+    (:mod:`vttbridge.sdk.chat`), every installed game system's scripts
+    (:func:`vttbridge.sdk.systems.tables`: each answers in a world of its system only), held
+    moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
     (:mod:`vttbridge.sdk.budget`). Imported on first use: they import the SDK."""
     from vttbridge.sdk import budget, holds
-    from vttbridge.sdk.chat import core, foe, spycraft
+    from vttbridge.sdk.chat import core
+    from vttbridge.sdk.systems import tables
 
-    scripts = [core.script, spycraft.script, foe.script, holds.script, budget.script]
+    scripts = [core.script]
+    for table in tables().values():
+        scripts.extend(table.scripts)
+    scripts += [holds.script, budget.script]
     for script in scripts:
-        script.trusted = True  # our own code: no watchdog on its callbacks (a token move runs one)
+        # our own code, and installed systems': no watchdog on their callbacks (a token move
+        # runs one)
+        script.trusted = True
     return scripts
 
 
-class ScriptRegistry:
-    """A world's loaded scripts and their registrations."""
+class ScriptLoader:
+    """A world's loaded scripts: loads, unloads and reloads them."""
 
-    def load_script(self, source: Any) -> list[str]:
+    def __init__(
+        self,
+        world_id: str,
+        user: ScriptUser,
+        registry: Registry,
+        consumer: Consumer,
+        step: CurrentStep,
+        supervisor: Supervisor,
+        waiting: Waiting,
+        movement: Movement,
+        access: WorldAccess,
+        reload_interval: float | None,
+    ) -> None:
+        self._world_id = world_id
+        self._user = user
+        self._registry = registry
+        self._consumer = consumer
+        self._step = step
+        self._supervisor = supervisor
+        self._waiting = waiting
+        self._movement = movement
+        self._access = access
+        self._reload_interval = reload_interval
+        self._loaded: dict[str, Loaded] = {}
+        self._pending: list[Script] = []
+
+    def take_pending(self) -> list[Script]:
+        """The scripts loaded since the last call whose ``on_load`` hooks have not run."""
+        pending, self._pending = self._pending, []
+        return pending
+
+    def load(self, source: Any) -> list[str]:
         """Load a script (Script, module, module name or ``.py`` path) and register its
         callbacks; its ``on_load`` hooks run through the consumer. Returns the script names.
         A file is imported once per process, shared with every world using it
@@ -58,22 +105,22 @@ class ScriptRegistry:
         path = script_path(source)
         if path is None:
             scripts, src = load_source(source)
-            self._add_loaded(_Loaded(scripts, src))
+            self.add(Loaded(scripts, src))
         else:
             host = script_host()
-            scripts = host.acquire(path, self).scripts
+            scripts = host.acquire(path, self._user).scripts
             try:
-                self._add_loaded(_Loaded(scripts, ScriptSource("file", str(path), path)))
+                self.add(Loaded(scripts, ScriptSource("file", str(path), path)))
             except BaseException:
-                host.release(path, self)
+                host.release(path, self._user)
                 raise
-            if self.running and self.reload_interval:
-                host.watch(path, self)
-        if self.running:
-            self._enqueue_call(lambda: self._run_hooks(scripts, "load_hooks"))
+            if self._consumer.running and self._reload_interval:
+                host.watch(path, self._user)
+        if self._consumer.running:
+            self._consumer.enqueue_call(lambda: self.run_hooks(scripts, "load_hooks"))
         return [s.name for s in scripts]
 
-    def unload_script(self, name: str) -> None:
+    def unload(self, name: str) -> None:
         """Drop a script's callbacks; its waiting callbacks are cancelled and its
         ``on_unload`` hooks run through the consumer. Watches it created stay in world state
         (a reload picks them up again)."""
@@ -82,95 +129,61 @@ class ScriptRegistry:
             self._unregister(s)
         self._loaded = {k: v for k, v in self._loaded.items() if v is not loaded}
         if loaded.source.path is not None:
-            script_host().release(loaded.source.path, self)
-        if self.running:
-            self._enqueue_call(lambda: self._run_hooks(loaded.scripts, "unload_hooks"))
+            script_host().release(loaded.source.path, self._user)
+        if self._consumer.running:
+            self._consumer.enqueue_call(lambda: self.run_hooks(loaded.scripts, "unload_hooks"))
 
-    async def reload_script(self, name: str) -> bool:
+    async def reload(self, name: str) -> bool:
         """Import a file script again and swap the new version into every world using it
         (each through its own consumer, keeping its state). On an import error the old
         version stays and each world's GM is told. Returns whether this world reloaded."""
         loaded = self._loaded_for(name)
         if loaded.source.kind != "file" or loaded.source.path is None:
             raise ScriptError(f"script {name!r} was not loaded from a file")
-        fut = script_host().reload(loaded.source.path).get(self)
+        fut = script_host().reload(loaded.source.path).get(self._user)
         return bool(await fut) if fut is not None else False
 
-    def scripts(self) -> list[Script]:
-        return list(self._scripts.values())
-
-    def commands(self) -> dict[str, CommandHandler]:
-        """Every chat command loaded, by name (aliases included)."""
-        return dict(self._commands)
-
-    def condition_names(self) -> list[str]:
-        """The named conditions the loaded scripts registered (usable as Ready triggers)."""
-        return list(self._conditions)
-
-    # =============================================================================================
-    def _loaded_for(self, name: str) -> _Loaded:
+    def _loaded_for(self, name: str) -> Loaded:
         for ld in self._loaded.values():
             if any(s.name == name for s in ld.scripts) or ld.source.ref == name:
                 return ld
         raise KeyError(f"no script {name!r} loaded")
 
-    def _add_loaded(self, loaded: _Loaded) -> None:
+    def add(self, loaded: Loaded) -> None:
+        """Register ``loaded``'s scripts; their ``on_load`` hooks are pending. Raises
+        :class:`ScriptError` (nothing registered) when a name is taken."""
         for s in loaded.scripts:
-            if s.name in self._scripts:
+            if self._registry.has(s.name):
                 raise ScriptError(f"a script named {s.name!r} is already loaded")
         for s in loaded.scripts:
             self._register(s)
         self._loaded[loaded.source.ref + "#" + loaded.scripts[0].name] = loaded
-        self._pending_hooks.extend(loaded.scripts)
+        self._pending.extend(loaded.scripts)
 
     def _register(self, s: Script) -> None:
-        self._scripts[s.name] = s
-        self._listeners.extend(s.listeners)
-        self._routes.clear()
-        for name, cmd in s.commands.items():
-            if name in self._commands:
-                log.info("script %s overrides command !%s", s.name, name)
-            self._commands[name] = cmd
-        self._conditions.update(s.conditions)
-        self._choices.update(s.choices)
-        for name, wh in s.watch_handlers.items():
-            self._watch_handlers[(s.name, name)] = wh
-        self._move_judges.extend(s.move_judges)
+        self._registry.add(s)
         for reg in s.regions.values():
-            self.set_region(reg.model_copy())
+            self._movement.set_region(reg.model_copy())
         for pt in s.position_triggers:
-            self.index.add(pt.spec, owner=f"script:{s.name}", handler=pt)
+            self._movement.index.add(pt.spec, owner=f"script:{s.name}", handler=pt)
 
     def _unregister(self, s: Script) -> None:
-        self._scripts.pop(s.name, None)
-        self._listeners = [lst for lst in self._listeners if lst.script is not s]
-        self._move_judges = [j for j in self._move_judges if j.script is not s]
-        self._routes.clear()
-        for table in (self._commands, self._conditions, self._choices):
-            for key in [k for k, v in table.items() if v.script is s]:
-                del table[key]
-        for key in [k for k in self._watch_handlers if k[0] == s.name]:
-            del self._watch_handlers[key]
-        self.index.remove_owner(f"script:{s.name}")
-        for task, reg in list(self._task_reg.items()):
-            if reg.script is s:
-                task.cancel()
-                self._running.pop(task, None)
-                self._parked.pop(task, None)
-        for w in [w for w in self._waiters.values() if w.script is s]:
-            self._waiters.pop(w.id, None)
+        self._registry.remove(s)
+        self._movement.index.remove_owner(f"script:{s.name}")
+        self._supervisor.cancel_script(s)
+        self._waiting.drop_script(s)
 
-    def _run_hooks(self, scripts: list[Script], kind: str) -> Awaitable[None]:
+    def run_hooks(self, scripts: list[Script], kind: str) -> Awaitable[None]:
         """Run the scripts' ``load_hooks`` or ``unload_hooks`` (in a job or a step)."""
 
         async def run() -> None:
             for s in scripts:
                 for hook in getattr(s, kind):
-                    await self._invoke(hook, (Context(self, s),))
+                    await self._supervisor.invoke(hook, (Context(self._access, s),))
 
         return run()
 
-    def _host_files(self, on: bool) -> None:
+    def host_files(self, on: bool) -> None:
         """Acquire (``on``: the world starts) or release (it stopped) the script files it uses,
         and have them watched while it runs."""
         host = script_host()
@@ -179,40 +192,40 @@ class ScriptRegistry:
             if path is None:
                 continue
             if not on:
-                host.release(path, self)
+                host.release(path, self._user)
                 continue
-            hosted = host.acquire(path, self)
+            hosted = host.acquire(path, self._user)
             if hosted.scripts != ld.scripts:  # unloaded while stopped, imported again
                 self._swap_registrations(ld, hosted.scripts)
-            if self.reload_interval:
-                host.watch(path, self)
+            if self._reload_interval:
+                host.watch(path, self._user)
 
-    def script_file_changed(
+    def file_changed(
         self, path: Path, scripts: list[Script] | None, error: ScriptError | None
     ) -> asyncio.Future[Any] | None:
         """The script host imported ``path`` again (see
         :class:`vttbridge.sdk.script_host.ScriptUser`):
         swap the new version in through the consumer. Returns the swap's future."""
-        return self._enqueue_call(lambda: self._swap(path, scripts, error))
+        return self._consumer.enqueue_call(lambda: self._swap(path, scripts, error))
 
-    def _loaded_file(self, path: Path) -> _Loaded | None:
+    def _loaded_file(self, path: Path) -> Loaded | None:
         return next((ld for ld in self._loaded.values() if ld.source.path == path), None)
 
-    def _swap_registrations(self, loaded: _Loaded, scripts: list[Script]) -> _Loaded | None:
+    def _swap_registrations(self, loaded: Loaded, scripts: list[Script]) -> Loaded | None:
         """Replace ``loaded``'s scripts by ``scripts``; the new entry, or None (the old one
         put back) when a name clashes."""
         for s in loaded.scripts:
             self._unregister(s)
         self._loaded = {k: v for k, v in self._loaded.items() if v is not loaded}
-        new = _Loaded(scripts, loaded.source)
+        new = Loaded(scripts, loaded.source)
         try:
-            self._add_loaded(new)
+            self.add(new)
         except ScriptError:
             for s in loaded.scripts:
                 self._register(s)
             self._loaded[loaded.source.ref + "#" + loaded.scripts[0].name] = loaded
             raise
-        self._pending_hooks = [s for s in self._pending_hooks if s not in scripts]
+        self._pending = [s for s in self._pending if s not in scripts]
         return new
 
     async def _swap(
@@ -222,20 +235,20 @@ class ScriptRegistry:
         if loaded is None or loaded.scripts == scripts:
             return loaded is not None
         if scripts is None:
-            self.emit(
+            self._step.emit(
                 PostChat(
                     text=f"⚠ Reloading {path.name} failed, keeping the old version: {error}",
                     whisper_to="gm",
                 )
             )
             return False
-        await self._run_hooks(loaded.scripts, "unload_hooks")
+        await self.run_hooks(loaded.scripts, "unload_hooks")
         try:
             self._swap_registrations(loaded, scripts)
         except ScriptError as e:  # a name clash: the old version stays
-            self.emit(PostChat(text=f"⚠ Reloading {path.name} failed: {e}", whisper_to="gm"))
+            self._step.emit(PostChat(text=f"⚠ Reloading {path.name} failed: {e}", whisper_to="gm"))
             return False
-        await self._run_hooks(scripts, "load_hooks")
-        log.info("world %s: reloaded %s", self.world_id, path)
-        self.emit(PostChat(text=f"Reloaded {path.name}.", whisper_to="gm"))
+        await self.run_hooks(scripts, "load_hooks")
+        log.info("world %s: reloaded %s", self._world_id, path)
+        self._step.emit(PostChat(text=f"Reloaded {path.name}.", whisper_to="gm"))
         return True

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vttbridge.sdk.clock import Handle
-from vttbridge.sdk.context import Context
+from vttbridge.sdk.clock import Clock, Handle
+from vttbridge.sdk.context import Context, WorldAccess
 from vttbridge.sdk.effects import (
     AskPlayer,
     PostChat,
@@ -22,10 +22,14 @@ from vttbridge.sdk.events import (
     PromptOpened,
     TimerFired,
 )
+from vttbridge.sdk.runtime.consumer import Consumer
+from vttbridge.sdk.runtime.registry import Registry
+from vttbridge.sdk.runtime.step import CurrentStep
+from vttbridge.sdk.runtime.supervisor import Supervisor
 from vttbridge.sdk.script import (
     Script,
 )
-from vttbridge.sdk.world.model import Prompt
+from vttbridge.sdk.world.model import Prompt, World
 from vttbridge.sdk.world.validate import match_option
 
 
@@ -41,9 +45,35 @@ class _Waiter:
 
 
 class Waiting:
-    """Suspends async callbacks until an event, a timeout or an answer resumes them."""
+    """Suspends async callbacks until an event, a timeout or an answer resumes them; keeps
+    the world's prompts and their timers."""
 
-    # =============================================================================================
+    def __init__(
+        self,
+        world: World,
+        clock: Clock,
+        step: CurrentStep,
+        consumer: Consumer,
+        supervisor: Supervisor,
+        registry: Registry,
+        access: WorldAccess,
+    ) -> None:
+        self._world = world
+        self._clock = clock
+        self._step = step
+        self._consumer = consumer
+        self._supervisor = supervisor
+        self._registry = registry
+        self._access = access
+        self._waiters: dict[str, _Waiter] = {}
+        self._prompt_waiters: dict[str, _Waiter] = {}
+        self._prompt_timers: dict[str, Handle] = {}
+
+    @property
+    def waiting(self) -> bool:
+        """A callback waits in ``wait_for`` or ``sleep``."""
+        return bool(self._waiters)
+
     async def wait_event(
         self,
         types: tuple[type[BaseEvent], ...],
@@ -52,10 +82,10 @@ class Waiting:
         script: Script | None,
     ) -> Any:
         task = asyncio.current_task()
-        if task not in self._task_reg:
+        if task is None or self._supervisor.callback_of(task) is None:
             raise RuntimeError("wait_for/sleep only work inside an async callback of this world")
         w = _Waiter(
-            self.world.next_id("w"),
+            self._world.next_id("w"),
             asyncio.get_running_loop().create_future(),
             task,
             types,
@@ -64,10 +94,11 @@ class Waiting:
         )
         self._waiters[w.id] = w
         if timeout is not None:
-            w.timer = self.clock.call_later(
-                timeout, lambda: self._enqueue_internal(TimerFired(timer=w.id, source="runtime"))
+            w.timer = self._clock.call_later(
+                timeout,
+                lambda: self._consumer.enqueue_event(TimerFired(timer=w.id, source="runtime")),
             )
-        self._park(task)
+        self._supervisor.park(task)
         try:
             return await w.future
         finally:
@@ -75,29 +106,31 @@ class Waiting:
             if w.timer is not None:
                 w.timer.cancel()
 
-    def _resolve_waiters(self, ev: BaseEvent) -> None:
+    def resolve(self, ev: BaseEvent) -> None:
+        """Resume the callbacks waiting for an event like ``ev``."""
         for w in list(self._waiters.values()):
             if w.future.done() or not w.types or not isinstance(ev, w.types):
                 continue
             if w.check is not None:
-                reg = self._task_reg.get(w.task) if w.task else None
+                reg = self._supervisor.callback_of(w.task)
                 try:
                     ok = bool(w.check(ev))
                 except Exception as e:
                     if reg is not None:
-                        self._report_error(reg, e)
+                        self._supervisor.report_error(reg, e)
                     ok = False
                 if not ok:
                     continue
             w.future.set_result(ev)
-            self._unpark(w.task)
+            self._supervisor.unpark(w.task)
 
-    def _timer_fired(self, timer: str) -> None:
+    def timer_fired(self, timer: str) -> None:
+        """The timeout of waiter ``timer`` came: it gets a ``TimeoutError``."""
         w = self._waiters.get(timer)
         if w is None or w.future.done():
             return  # replayed after a restart, or already answered: nothing waits any more
         w.future.set_exception(TimeoutError(f"no matching event within the timeout ({timer})"))
-        self._unpark(w.task)
+        self._supervisor.unpark(w.task)
 
     def open_prompt(
         self,
@@ -116,10 +149,10 @@ class Waiting:
     ) -> Prompt:
         if default not in options:
             default = options[0]
-        timeout = self.world.settings.prompt_timeout if timeout is None else timeout
+        timeout = self._world.settings.prompt_timeout if timeout is None else timeout
         timeout = timeout if timeout and timeout > 0 else None
         prompt = Prompt(
-            id=self.world.next_id("p"),
+            id=self._world.next_id("p"),
             kind=kind,
             player=player,
             token=token,
@@ -128,14 +161,14 @@ class Waiting:
             options=options,
             default=default,
             timeout=timeout,
-            deadline=self.clock.now() + timeout if timeout else None,
+            deadline=self._clock.now() + timeout if timeout else None,
             choice_id=choice_id,
             data=data or {},
             script=script,
         )
-        self.world.prompts[prompt.id] = prompt
-        self._arm_prompt_timer(prompt)
-        self.emit(
+        self._world.prompts[prompt.id] = prompt
+        self.arm(prompt)
+        self._step.emit(
             AskPlayer(
                 prompt=prompt.id,
                 player=player,
@@ -147,7 +180,7 @@ class Waiting:
                 text=prompt.chat_text(),
             )
         )
-        self.derive(
+        self._step.derive(
             PromptOpened(
                 prompt=prompt.id,
                 kind=kind,
@@ -162,13 +195,14 @@ class Waiting:
         )
         return prompt
 
-    def _arm_prompt_timer(self, prompt: Prompt) -> None:
-        if prompt.deadline is None or self._queue is None or prompt.id in self._prompt_timers:
+    def arm(self, prompt: Prompt) -> None:
+        """Start the timer that answers ``prompt`` with its default at its deadline."""
+        if prompt.deadline is None or not self._consumer.open or prompt.id in self._prompt_timers:
             return
         pid, default = prompt.id, prompt.default
-        self._prompt_timers[pid] = self.clock.call_later(
-            prompt.deadline - self.clock.now(),
-            lambda: self._enqueue_internal(
+        self._prompt_timers[pid] = self._clock.call_later(
+            prompt.deadline - self._clock.now(),
+            lambda: self._consumer.enqueue_event(
                 PromptAnswered(prompt=pid, option=default, timed_out=True, source="runtime")
             ),
         )
@@ -176,7 +210,7 @@ class Waiting:
     def close_prompt(self, pid: str, reason: str = "") -> None:
         """Withdraw a prompt nobody needs any more (its rule state moved on); a script waiting
         on it gets its default."""
-        prompt = self.world.prompts.pop(pid, None)
+        prompt = self._world.prompts.pop(pid, None)
         if prompt is None:
             return
         timer = self._prompt_timers.pop(pid, None)
@@ -185,17 +219,17 @@ class Waiting:
         waiter = self._prompt_waiters.get(pid)
         if waiter is not None and not waiter.future.done():
             waiter.future.set_result(prompt.default)
-            self._unpark(waiter.task)
+            self._supervisor.unpark(waiter.task)
         note = f": {reason}" if reason else ""
-        self.emit(PostChat(text=f"Question {pid} withdrawn{note}", whisper_to=prompt.player))
+        self._step.emit(PostChat(text=f"Question {pid} withdrawn{note}", whisper_to=prompt.player))
 
     async def wait_prompt(self, pid: str) -> str:
         task = asyncio.current_task()
-        if task not in self._task_reg:
+        if task is None or self._supervisor.callback_of(task) is None:
             raise RuntimeError("ask() only works inside an async callback of this world")
         w = _Waiter(pid, asyncio.get_running_loop().create_future(), task, (), None, None)
         self._prompt_waiters[pid] = w
-        self._park(task)
+        self._supervisor.park(task)
         try:
             return await w.future
         finally:
@@ -213,7 +247,7 @@ class Waiting:
     ) -> str:
         """Answer a prompt: check who answers and the option, then resume the asking script
         or resolve the rules choice. Raises :class:`UsageError` for a bad answer."""
-        prompt = self.world.prompts.get(pid)
+        prompt = self._world.prompts.get(pid)
         if prompt is None:
             raise UsageError(f"No pending question {pid!r}.")
         chosen = match_option(prompt, option)
@@ -223,17 +257,17 @@ class Waiting:
             raise UsageError(f"Question {pid} is for someone else.")
         if role != "gm" and prompt.player == "gm":
             raise UsageError(f"Question {pid} is for the GM.")
-        del self.world.prompts[pid]
+        del self._world.prompts[pid]
         timer = self._prompt_timers.pop(pid, None)
         if timer is not None:
             timer.cancel()
         if timed_out:
             who = (
-                self.world.tokens[prompt.token].display
-                if prompt.token in self.world.tokens
+                self._world.tokens[prompt.token].display
+                if prompt.token in self._world.tokens
                 else prompt.player
             )
-            self.emit(
+            self._step.emit(
                 PostChat(
                     text=f"No answer to {pid} ({who}): {chosen} (default).",
                     whisper_to=None if prompt.kind != "ask" else "gm",
@@ -242,15 +276,31 @@ class Waiting:
         waiter = self._prompt_waiters.get(pid)
         if waiter is not None and not waiter.future.done():
             waiter.future.set_result(chosen)
-            self._unpark(waiter.task)
-        elif prompt.kind in self._choices:
-            handler = self._choices[prompt.kind]
-            ctx = Context(self, handler.script, event)
-            self._derive_call(handler, (prompt, chosen, ctx))
+            self._supervisor.unpark(waiter.task)
+        elif (handler := self._registry.choice(prompt.kind)) is not None:
+            ctx = Context(self._access, handler.script, event)
+            self._step.derive_call(handler, (prompt, chosen, ctx))
         if event is None:
-            self.derive(
+            self._step.derive(
                 PromptAnswered(
                     prompt=pid, option=chosen, player=player, timed_out=timed_out, source="runtime"
                 )
             )
         return chosen
+
+    def drop_script(self, script: Script) -> None:
+        """Forget the waiters of ``script`` (it is being unloaded; its tasks are cancelled)."""
+        for w in [w for w in self._waiters.values() if w.script is script]:
+            self._waiters.pop(w.id, None)
+
+    def stop(self) -> None:
+        """Disarm every timer and forget every waiter (the world stops; prompts stay in the
+        world, re-armed at the next start)."""
+        for h in self._prompt_timers.values():
+            h.cancel()
+        self._prompt_timers.clear()
+        for w in list(self._waiters.values()):
+            if w.timer:
+                w.timer.cancel()
+        self._waiters.clear()
+        self._prompt_waiters.clear()

@@ -40,9 +40,10 @@ class WorldSettings(BaseModel):
     prompt_timeout: float = Field(60.0, ge=0, le=86_400)
     """Seconds a player has to answer a prompt before its default answer applies."""
     check_moves: bool = True
-    """FoE: check token moves made in the VTT during combat against the movement budget."""
+    """Check token moves made in the VTT during combat by the game system's movement rules (its
+    ``before_move`` judge: Fallout: Equestria's budget)."""
     revert_over_budget: bool = True
-    """FoE: move a token back when a VTT move exceeds its budget (else only tell the GM)."""
+    """Move a token back when the movement rules refuse a VTT move (else only tell the GM)."""
     script_budget: float = Field(2.0, gt=0, le=60)
     """Seconds a script callback may run before it is stopped and reported (see
     :mod:`vttbridge.sdk.watchdog` for plain callbacks)."""

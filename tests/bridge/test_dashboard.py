@@ -265,15 +265,15 @@ async def test_bad_answers_are_refused_and_change_nothing(
 
 async def test_an_unwatched_world_has_no_dashboard_listener(server, worlds, gm, dashboards):
     host = server.bridge.worlds["table1"]
-    journal = list(host.runtime._journal)
+    journal = host.runtime.journal
     dash = await dashboards().connect(server.url, "table1", worlds["table1"][0])
     await dash.view()
-    assert len(host.runtime._journal) == len(journal) + 1 and host.watchers
+    assert len(host.runtime.journal) == len(journal) + 1 and host.watchers
     await dash.close()
     async with asyncio.timeout(5):
         while host.watchers:
             await asyncio.sleep(0.02)
-    assert host.runtime._journal == journal and not server.bridge.dashboards.watched
+    assert host.runtime.journal == journal and not server.bridge.dashboards.watched
 
 
 async def test_a_watched_world_stays_awake(db, worlds, dashboards):

@@ -1,6 +1,6 @@
-"""The dashboard's view model, built from worlds played with scripted dice: FoE movement by
-pace, Readies and the cells they watch, stand offs against the stress thresholds, delays,
-questions and the chat lines."""
+"""The dashboard's view model, built from worlds played with scripted dice: the system's own
+panels (FoE movement by pace; Spycraft's Readies and stand offs against the stress thresholds),
+the cells a Ready watches, delays, questions and the chat lines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from vttbridge.rules.geometry import Cell
 from vttbridge.sdk import Script, rect
 from vttbridge.sdk.effects import AskPlayer, PostChat
 from vttbridge.sdk.events import Player, SceneData, SceneSnapshot
+from vttbridge.sdk.panels import Panel
 from vttbridge.sdk.testing import WorldHarness
+from vttbridge.systems.foe.rules.state import foe
 
 LINK = LinkView(vtt="minitable", connected=True)
 
@@ -25,6 +27,32 @@ def combatant(v: DashboardView, token: str):
     return next(c for c in v.encounter.initiative if c.token == token)
 
 
+def panel(v: DashboardView, pid: str) -> Panel:
+    return next(p for p in v.panels if p.id == pid)
+
+
+PACES = ("speed", "moved", "walk", "run", "sneak", "left")
+
+
+def movement(v: DashboardView, token: str) -> tuple[str | None, ...]:
+    """A combatant's row of the FoE movement panel, less his name, in the order of PACES."""
+    table = panel(v, "movement").table
+    assert table is not None and [c.label for c in table.columns][1:] == [
+        "Speed",
+        "Moved",
+        "Walk",
+        "Run",
+        "Sneak",
+        "Allowed now",
+    ]
+    row = next(r for r in table.rows if r.key == token)
+    return tuple(row.cells[1:])
+
+
+def ft(*values: float | None) -> tuple[str | None, ...]:
+    return tuple(None if v is None else f"{v:g} ft" for v in values)
+
+
 async def foe_fight(w: WorldHarness) -> None:
     players = [Player(id="gm", role="gm"), Player(id="pm", name="Mint's player")]
     await w.send(SceneSnapshot(scene=SceneData(id="s", name="Ruins"), players=players))
@@ -37,52 +65,54 @@ async def foe_fight(w: WorldHarness) -> None:
 async def test_foe_movement_by_pace():
     async with WorldHarness(system="foe") as w:
         await foe_fight(w)
-        m = combatant(view(w), "mint").movement
-        assert (m.speed, m.moved, m.left, m.walk, m.run, m.sneak) == (25, 0, 75, 25, 75, None)
+        v = view(w)
+        assert v.system_title == "Fallout: Equestria" and [p.id for p in v.panels] == ["movement"]
+        assert movement(v, "mint") == ft(25, 0, 25, 75, None, 75)
         await w.move("mint", (2, 0), player="pm")  # 10 ft: one move action
-        c = combatant(view(w), "mint")
+        v = view(w)
+        c = combatant(v, "mint")
         assert c.actions_taken == ["move"] and c.half_actions == 1
-        m = c.movement
-        assert (m.moved, m.left, m.walk, m.run) == (10, 65, 15, 65)
+        assert (c.actions_used, c.actions_left) == ("move", "1 of 2 actions left")
+        assert movement(v, "mint") == ft(25, 10, 15, 65, None, 65)
         # another action (the rules' spend; no chat command spends one yet): no more running
         take_action(w.encounter, "mint", "half", "shoot")
-        m = combatant(view(w), "mint").movement
-        assert (m.left, m.walk, m.run) == (15, 15, None)
+        assert movement(view(w), "mint") == ft(25, 10, 15, None, None, 15)
         await w.move("mint", (5, 0), player="pm")
-        m = combatant(view(w), "mint").movement
-        assert (m.moved, m.left, m.walk, m.run) == (25, 0, 0, None)
+        assert movement(view(w), "mint") == ft(25, 25, 0, None, None, 0)
         # the raider, waiting for his turn, has his whole budget
-        m = combatant(view(w), "raider").movement
-        assert (m.left, m.walk, m.run) == (90, 30, 90)
+        assert movement(view(w), "raider") == ft(30, 0, 30, 90, None, 90)
 
 
 async def test_foe_running_and_sneaking():
     async with WorldHarness(system="foe") as w:
         await foe_fight(w)
         await w.move("mint", (8, 0), player="pm")  # 40 ft: a run
-        m = combatant(view(w), "mint").movement
-        assert (m.moved, m.left, m.walk, m.run) == (40, 35, 0, 35)
+        v = view(w)
+        assert movement(v, "mint") == ft(25, 40, 0, 35, None, 35)
+        assert combatant(v, "mint").actions_used == "move \u00d72"
     async with WorldHarness(system="foe") as w:
         await foe_fight(w)
         w.dice(10, 90)
         await w.chat("!sneak", token="mint")
-        sneak = w.encounter.foe.sneak["mint"]
-        m = combatant(view(w), "mint").movement
-        assert (m.sneak, m.left, m.walk, m.run) == (sneak.left, sneak.left, None, None)
+        sneak = foe(w.encounter).sneak["mint"]
+        assert movement(view(w), "mint") == ft(25, 0, None, None, sneak.left, sneak.left)
 
 
 async def test_foe_surprised_and_out_of_the_fight():
     async with WorldHarness(system="foe") as w:
         await w.token("mint", "Mint", (0, 0), owner="pm", disposition=1)
         await w.token("raider", "Raider", (9, 0), disposition=-1)
-        assert view(w).encounter.initiative == []  # no fight: nothing to budget
+        v = view(w)
+        assert v.encounter.initiative == [] and panel(v, "movement").table.rows == []
         w.dice(50)
         await w.gm_says("!surprise raider")
         v = view(w)
-        assert v.encounter.surprise_round and v.encounter.surprised == ["Mint"]
+        assert v.encounter.phase == "surprise round"
+        assert v.encounter.notes == ["Surprised, sitting out the surprise round: Mint."]
         assert [c.token for c in v.encounter.initiative] == ["raider"]
-        m = combatant(v, "raider").movement
-        assert (m.left, m.walk, m.run) == (25, 25, None)  # one action in the surprise round
+        assert combatant(v, "raider").actions_left == "1 of 1 action left"
+        # one action in the surprise round
+        assert movement(v, "raider") == ft(25, 0, 25, None, None, 25)
 
 
 async def test_spycraft_has_no_movement_but_spends_actions():
@@ -101,18 +131,22 @@ async def test_spycraft_has_no_movement_but_spends_actions():
         )
         await w.chat("!ready Standard Attack with pistol --when corner", token="kevin")
         v = view(w)
+        assert v.system_title == "Spycraft 2.0"
+        assert [p.id for p in v.panels] == ["readies", "standoffs"]
         kevin = combatant(v, "kevin")
-        assert kevin.movement is None and kevin.actions_taken == ["ready", "ready"]
-        assert kevin.half_actions == 0 and kevin.acted and v.encounter.active == "ally"
-        (ready,) = v.readies
-        assert (ready.owner_name, ready.action, ready.trigger, ready.timing) == (
-            "Kevin",
-            "Standard Attack with pistol",
-            "someone enters corner",
-            "completion",
+        assert kevin.actions_taken == ["ready", "ready"]
+        assert (kevin.actions_used, kevin.actions_left) == (
+            "ready (full action)",
+            "0 of 2 half actions left",
         )
-        assert (ready.declared_round, ready.expires_round, ready.expires_ic) == (1, 2, 22)
-        assert not ready.pending and ready.watch == "ready:kevin"
+        assert kevin.half_actions == 0 and kevin.acted and v.encounter.active == "ally"
+        (ready,) = panel(v, "readies").cards
+        facts = {f.term: f for f in ready.facts}
+        assert ready.title == "Kevin readies Standard Attack with pistol" and ready.tone == ""
+        assert facts["Trigger"].text == "someone enters corner"
+        assert [b.text for b in facts["Trigger"].badges] == ["on completion", "on the map"]
+        assert facts["Declared"].text == "round 1, IC 22"
+        assert facts["Expires"].text == "round 2, when the count reaches IC 22"
         (watched,) = v.scene.watched
         assert watched.label == "Kevin's Ready" and watched.owner == "kevin"
         assert watched.cells == sorted((x, y) for x in (10, 11) for y in (4, 5, 6))
@@ -125,8 +159,9 @@ async def test_spycraft_has_no_movement_but_spends_actions():
         w.dice(5)
         await w.move("ally", (11, 5))
         v = view(w)
-        (ready,) = v.readies
-        assert ready.pending and ready.triggered_by == "Ally"
+        (ready,) = panel(v, "readies").cards
+        assert ready.tone == "pending"
+        assert {f.term: f.text for f in ready.facts}["Triggered"] == "by Ally; fire or cancel?"
         (prompt,) = v.prompts
         assert prompt.kind == "ready_cancel" and prompt.player == "pk"
         assert prompt.token_name == "Kevin" and prompt.default in prompt.options
@@ -161,25 +196,30 @@ async def test_standoff_stress_against_thresholds():
         w.dice(10)  # Gary's Reflex save: 10 + 30
         await w.answer("stand_off")
         v = view(w)
-        (so,) = v.standoffs
-        assert so.active and [[p.token for p in side] for side in so.sides] == [["gary"], ["thug"]]
-        thug = so.sides[1][0]
-        assert (thug.stress, thug.thresholds, thug.exceeded, thug.cracked) == (0, [4], 0, False)
+        stand_offs = panel(v, "standoffs")
+        assert stand_offs.place == "main"
+        (so,) = stand_offs.cards
+        assert so.title == "Stand off so1" and so.tone == "" and so.subtitle == "since round 1"
+        assert [[e.title for e in g.entries] for g in so.groups] == [["Gary"], ["Thug"]]
+        thug = so.groups[1].entries[0]
+        assert thug.text == "stress 0 · thresholds 4 (Wisdom 4)" and thug.badges == []
+        assert thug.meter is not None and (thug.meter.value, thug.meter.max) == (0, 4)
         # round 2: Resolve 10 + 30 against 2 + 0; the Thug takes 1d6 + 0 = 5 stress: past 4, he
         # cracks and must choose
         w.dice(10, 2, 5)
         await w.gm_says("!next")
         await w.gm_says("!next")
         v = view(w)
-        thug = v.standoffs[0].sides[1][0]
-        assert (thug.stress, thug.thresholds, thug.exceeded) == (5, [4, 8], 1)
-        assert thug.cracked and thug.choosing and not thug.surrendered
-        assert v.standoffs[0].last_check_round == 2
+        (so,) = panel(v, "standoffs").cards
+        thug = so.groups[1].entries[0]
+        assert thug.text == "stress 5 · thresholds 4, 8 (Wisdom 4) · 1 exceeded"
+        assert [b.text for b in thug.badges] == ["cracked — choosing"]
+        assert so.subtitle == "since round 1, last Resolve check round 2"
         assert any(p.kind == "standoff_crack" for p in v.prompts)
         await w.answer("surrender", next(p.id for p in w.prompts if p.kind == "standoff_crack"))
-        thug = view(w).standoffs[0].sides[1][0]
-        assert thug.surrendered and thug.cracked and not thug.choosing
-        assert thug.surrendered_to == ["Gary"]
+        (so,) = panel(view(w), "standoffs").cards
+        thug = so.groups[1].entries[0]
+        assert [b.text for b in thug.badges] == ["cracked", "surrendered to Gary"]
 
 
 async def test_chat_lines_name_whom_they_are_for():

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from vttbridge.adapters.bridge.server import create_world
+from vttbridge.systems.foe.rules.state import foe
 
 from tests.bridge.conftest import Server, TableClient, start_server
 
@@ -188,3 +189,55 @@ async def test_an_async_condition_reads_its_owner_over_the_wire(served, client_f
     assert (
         ask["data"]["player"] == "u-p" and "Kevin's Ready is triggered" in ask["data"]["question"]
     )
+
+
+SURPRISE_TOKENS = {
+    "raider": {"x": 900, "y": 0, "disposition": -1, "stats": {"move": 25}},
+    "guard": {"x": 0, "y": 0, "disposition": 1, "owners": ["u-p"], "stats": {"move": 25}},
+    "trader": {"x": 0, "y": 300, "disposition": 1, "stats": {"move": 25, "quick_witted": True}},
+}
+
+
+async def test_foe_surprise_round_refuses_the_surprised_on_every_path(
+    served, client_factory
+) -> None:
+    """ "The attacking group's members (and any character with the Quick Witted perk) all roll
+    initiative. They all receive a single action for the round": the surprised Guard's every
+    action is refused, each told why (his ``!do``, ``!attack``, a script's command, a drag); the
+    Quick Witted trader acts; the raider's single action is spent."""
+    srv, keys = served
+    c = await client_factory().connect(srv.url, "foe", keys["foe"])
+    assert (await c.send("snapshot", snapshot(SURPRISE_TOKENS)))["ok"]
+    n = [0]
+    out = await said(c, chat(c, n, "!surprise raider", "raider", user="u-gm"))
+    assert "Surprised, sitting out: Guard." in chat_texts(out, None)
+    enc = srv.bridge.worlds["foe"].runtime.world.encounter
+    assert set(enc.combatants) == {"raider", "trader"}  # the guard is not in the order
+
+    why = "Guard is surprised and sits out the surprise round."
+    for text in ("!do shoot", "!attack raider", "!shoot raider", "!hide", "!jump gap 5"):
+        out = await said(c, chat(c, n, text, "guard"))
+        assert chat_texts(out, "u-p") == why, text
+        assert "shoots" not in chat_texts(out) and "attacks" not in chat_texts(out), text
+    out = await said(c, move(c, n, "guard", 100, 0))  # a drag
+    assert out[0]["op"] == "token.update" and out[0]["data"] == {"id": "guard", "x": 0, "y": 0}
+    assert chat_texts(out, "u-p") == f"Move refused: {why}"
+    world = srv.bridge.worlds["foe"].runtime.world
+    assert (world.tokens["guard"].cell.x, world.tokens["guard"].cell.y) == (0, 0)
+
+    # each of the two acting has his single action, in the order rolled
+    for actor in list(enc.order()):
+        assert enc.active == actor and enc.combatants[actor].half_actions == 1
+        if actor == "raider":  # his attack spends it; a second is refused
+            out = await said(c, chat(c, n, "!attack guard", "raider", user="u-gm"))
+            assert "Raider attacks Guard." in chat_texts(out, None)
+            assert enc.combatants["raider"].half_actions == 0
+            out = await said(c, chat(c, n, "!attack guard", "raider", user="u-gm"))
+            refused = "Raider has no actions left this turn; an attack takes 1 action."
+            assert chat_texts(out, "u-gm") == refused
+        else:  # the Quick Witted trader acts in the surprise round
+            out = await said(c, chat(c, n, "!do duck", "trader", user="u-gm"))
+            assert "Trader attempts: duck." in chat_texts(out, None)
+            assert enc.combatants["trader"].half_actions == 0
+        await said(c, chat(c, n, "!next", actor, user="u-gm"))
+    assert not foe(enc).surprise_round and "guard" in enc.combatants  # he joins now

@@ -22,7 +22,7 @@ async def test_state_with_key_in_a_header(server, worlds, gm):
     status, body = await get(url, {"Authorization": f"Bearer {gm_key}"})
     assert status == 200
     assert set(body["tokens"]) == {"kevin", "ally", "thug"}
-    for key in ("encounter", "initiative", "ready", "standoffs", "prompts", "seq"):
+    for key in ("encounter", "initiative", "systems", "prompts", "seq"):
         assert key in body
     status, body2 = await get(url, {"X-World-Key": obs_key})  # observers may read
     assert status == 200 and body2["tokens"] == body["tokens"]

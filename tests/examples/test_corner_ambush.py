@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 from vttbridge.sdk.testing import WorldHarness
+from vttbridge.systems.spycraft.rules.state import spycraft
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "corner_ambush.py"
 
@@ -36,7 +37,7 @@ async def test_ally_rounds_the_corner_kevin_holds_back(world):
     out = await w.answer("cancel")
     assert w.said("holds back (Reflex 22 vs DC 15)", out)
     assert w.encounter.combatants["kevin"].ic == 14
-    assert "kevin" not in w.encounter.spycraft.readies
+    assert "kevin" not in spycraft(w.encounter).readies
     assert not w.world.watches
 
     await w.chat("!next", token="gary")  # the thug's turn, IC 10
@@ -67,7 +68,7 @@ async def test_carried_over_ready_fires_before_his_ic_next_round():
         await w.chat("!ready shoot --when corner", token="kevin")
         out = await w.chat("!next", token="gary")  # nobody came: round 2, the thug at 25
         assert w.turns(out) == [(2, "thug")]
-        assert w.encounter.spycraft.readies["kevin"].carried_over
+        assert spycraft(w.encounter).readies["kevin"].carried_over
         out = await w.move("thug", (11, 5))
         assert w.asks(out)[0].player == "p-kevin"
         assert w.encounter.combatants["kevin"].ic == 22  # 25 is not lower: IC unchanged
@@ -95,4 +96,4 @@ async def test_unanswered_prompt_fires_by_default(world):
     out = await w.advance(60)
     assert w.said("No answer to p1", out)
     assert w.said("takes his readied action", out)
-    assert "kevin" not in w.encounter.spycraft.readies
+    assert "kevin" not in spycraft(w.encounter).readies

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from vttbridge.sdk.testing import WorldHarness
+from vttbridge.systems.foe.rules.state import foe
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "foe_ambush.py"
 
@@ -26,7 +27,7 @@ async def test_walking_into_the_kill_zone_springs_a_surprise_round():
         assert w.said("Surprise!", out)
         assert not w.world.tokens["raider"].hidden
         enc = w.encounter
-        assert enc.foe.surprise_round and enc.foe.surprised == ["mint"]
+        assert foe(enc).surprise_round and foe(enc).surprised == ["mint"]
         assert enc.actions_per_turn == 1
         assert enc.active == "raider"
         assert set(enc.combatants) == {"raider", "dash"}
@@ -48,7 +49,7 @@ async def test_walking_into_the_kill_zone_springs_a_surprise_round():
         w.dice(10, 90, 50)
         out = await w.gm_says("!next")
         assert w.said("surprise round is over", out)
-        assert not enc.foe.surprise_round and enc.actions_per_turn == 2
+        assert not foe(enc).surprise_round and enc.turn_budget == 2
         assert set(enc.combatants) == {"raider", "dash", "mint"}
         assert enc.order()[0] == "dash"
 

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from vttbridge.sdk.testing import WorldHarness
+from vttbridge.systems.spycraft.rules.state import spycraft
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "standoff_referee.py"
 
@@ -33,7 +34,7 @@ async def test_npc_stands_off_then_cracks_and_surrenders():
         out = await w.chat("!attack boss", token="kevin")
         assert w.said("(referee) Boss: stand off", out)
         assert w.said("must cancel the attack", out)
-        so = w.encounter.spycraft.standoffs[0]
+        so = spycraft(w.encounter).standoffs[0]
         assert so.active and so.sides == [["boss"], ["kevin"]]
         assert w.encounter.combatants["boss"].ic == 5  # IC - 5
         assert w.encounter.characters["boss"].action_dice == 2
@@ -80,4 +81,4 @@ async def test_fanatic_chooses_the_strike_and_players_answer_their_own():
         out = await w.gm_says("!next")
         assert w.said("(referee) Boss: be attacked", out)
         assert w.said("Kevin strikes Boss", out)
-        assert not w.encounter.spycraft.standoffs[0].active
+        assert not spycraft(w.encounter).standoffs[0].active

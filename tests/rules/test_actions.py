@@ -8,14 +8,14 @@ from vttbridge.rules import actions
 from vttbridge.rules.characters import Character
 from vttbridge.rules.dice import ScriptedRoller
 from vttbridge.rules.encounter import Encounter, add_character, next_turn, start_combat
-from vttbridge.rules.foe.charge import charge
-from vttbridge.rules.foe.movement import move
 from vttbridge.rules.options import Options
 from vttbridge.rules.outcome import RuleError
-from vttbridge.rules.spycraft.ready import declare
+from vttbridge.systems.foe.rules.charge import charge
+from vttbridge.systems.foe.rules.movement import move
+from vttbridge.systems.spycraft.rules.ready import declare
 
-from tests.rules.foe.helpers import east, fight, pony, world
 from tests.rules.refusals import refused
+from tests.systems.foe.helpers import east, fight, pony, world
 
 
 def spycraft() -> Encounter:

@@ -6,15 +6,15 @@ from __future__ import annotations
 from vttbridge.rules.conditions import conditions_of
 from vttbridge.rules.dice import ScriptedRoller
 from vttbridge.rules.encounter import end_combat, next_turn
-from vttbridge.rules.foe.charge import charge
-from vttbridge.rules.foe.sneaking import sneak, stop_sneaking
-from vttbridge.rules.spycraft.delay import delay
-from vttbridge.rules.spycraft.ready import declare, end_ready
-from vttbridge.rules.spycraft.standoff import attempt, resolve_crack
+from vttbridge.systems.foe.rules.charge import charge
+from vttbridge.systems.foe.rules.sneaking import sneak, stop_sneaking
+from vttbridge.systems.spycraft.rules.delay import delay
+from vttbridge.systems.spycraft.rules.ready import declare, end_ready
+from vttbridge.systems.spycraft.rules.standoff import attempt, resolve_crack
 
-from tests.rules.foe.helpers import east, fight, pony, world
-from tests.rules.spycraft.scene import kevin_scene
-from tests.rules.spycraft.test_standoff import crack_alice, scene, stand_off
+from tests.systems.foe.helpers import east, fight, pony, world
+from tests.systems.spycraft.scene import kevin_scene
+from tests.systems.spycraft.test_standoff import crack_alice, scene, stand_off
 
 
 def test_a_stand_off_shows_on_both_sides_and_ends_with_the_combat() -> None:

@@ -24,6 +24,7 @@ from vttbridge.sdk.events import (
 )
 from vttbridge.sdk.runtime import MAX_DERIVED, WorldRuntime
 from vttbridge.sdk.testing import WorldHarness
+from vttbridge.systems.spycraft.rules.state import spycraft
 
 
 def moved(token: str, x: int, y: int) -> TokenMoved:
@@ -461,7 +462,7 @@ async def test_a_snapshot_leaves_out_defaults_and_restores_every_field():
     rt = WorldRuntime("w", roller=Roller(seed=7), scripts=[s], clock=clock, reload_interval=None)
     await rt.start()
     await play(rt, clock, first + rest[:3])  # mid-fight: a Ready, a pending prompt
-    assert rt.world.prompts and rt.world.encounter.spycraft.readies
+    assert rt.world.prompts and spycraft(rt.world.encounter).readies
     snap = json.loads(json.dumps(rt.snapshot()))
     full = rt.world.model_dump(mode="json")
     assert len(json.dumps(snap["world"])) < len(json.dumps(full)) / 2
@@ -473,6 +474,15 @@ async def test_a_snapshot_leaves_out_defaults_and_restores_every_field():
     assert from_text.snapshot() == restored.snapshot()
     with pytest.raises(ValueError, match="unsupported snapshot format"):
         WorldRuntime.restore("w", json.dumps({**snap, "format": 99}))
+    # format 1 kept each system's state beside the encounter's fields, under its name
+    old = json.loads(json.dumps(snap))
+    old["format"] = 1
+    enc = old["world"]["encounter"]
+    enc.update(enc.pop("states"))
+    assert "spycraft" in enc
+    for data in (old, json.dumps(old)):
+        older = WorldRuntime.restore("w", data, scripts=[s], reload_interval=None)
+        assert older.world.model_dump(mode="json") == full
     await rt.stop()
 
 

@@ -7,34 +7,34 @@ What comes from where:
 
 - the scene: tokens, named regions, and the cells each position watch covers (a Ready's
   ``--when enters corner`` or ``within 10``), in grid cells;
-- the encounter core (``vttbridge.rules.encounter``): the initiative order with each IC, whose turn
-  it is, delays, and the actions each combatant has spent this turn (``Combatant.half_actions``,
-  ``actions_taken``, ``free_used``; both systems spend through them);
-- Spycraft 2.0 (``enc.spycraft``): Readies and their expiry (rule 4: the count reaching the
-  owner's IC in the round after the declaring one), stand offs with each participant's stress
-  against his thresholds (multiples of Wisdom, ``vttbridge.rules.spycraft.standoff``);
-- Fallout: Equestria: the ground each combatant can still cover this turn
-  (``vttbridge.rules.foe.movement``): at walking pace (keeping an action for something else),
-  running, or sneaking;
+- the encounter core (``vttbridge.rules.encounter``): the initiative order with each IC, whose
+  turn it is, delays, and the actions each combatant has spent this turn
+  (``Combatant.half_actions``, ``actions_taken``, ``free_used``; every system spends through
+  them), worded in the system's units;
+- the world's game system: its title, what it adds to the initiative panel (a round's phase,
+  who sits it out) and its own panels (:class:`vttbridge.sdk.systems.Table`: a Ready's expiry,
+  a stand off's stress, the movement left this turn...), each a
+  :class:`vttbridge.sdk.panels.Panel` the page draws as it comes;
 - prompts waiting for an answer (``World.prompts``), the recent chat lines the rules sent (the
   feed keeps them, from the log), and the VTT link (the bridge's sessions).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 from vttbridge.rules.encounter import Encounter
-from vttbridge.rules.foe.movement import budget
-from vttbridge.rules.spycraft.standoff import thresholds_exceeded
-from vttbridge.rules.spycraft.state import StandOff
-from vttbridge.sdk.chat.spycraft import READY_WATCH
 from vttbridge.sdk.effects import AskPlayer, PostChat
+from vttbridge.sdk.panels import Panel, RoundNotes
 from vttbridge.sdk.regions import within
+from vttbridge.sdk.systems import Table, table_of
 from vttbridge.sdk.triggers import SPEC_ADAPTER, EnterSpec, WithinSpec
 from vttbridge.sdk.world import Prompt, World
+
+log = logging.getLogger(__name__)
 
 XY = tuple[int, int]
 MAX_CELLS = 4096
@@ -81,7 +81,7 @@ class WatchView(BaseModel):
     key: str
     label: str
     owner: str | None = None
-    """The token whose Ready it is."""
+    """The token it is for (whose Ready it is)."""
     cells: list[XY]
 
 
@@ -93,22 +93,6 @@ class SceneView(BaseModel):
     tokens: list[TokenView]
     regions: list[RegionView]
     watched: list[WatchView]
-
-
-class MovementView(BaseModel):
-    """FoE: feet a combatant can still move this turn; None where that pace is not open to
-    him (``left`` None: he is not in the fight, and moves freely)."""
-
-    speed: float
-    moved: float
-    left: float | None
-    """The most he may move now (``vttbridge.rules.foe.movement.budget``)."""
-    walk: float | None
-    """Moving with one action, keeping the other."""
-    run: float | None
-    """Running: both actions spent moving (3x speed)."""
-    sneak: float | None
-    """What his sneak actions this turn have left."""
 
 
 class CombatantView(BaseModel):
@@ -125,7 +109,11 @@ class CombatantView(BaseModel):
     actions_taken: list[str]
     """What this turn's actions were spent on, one entry per half action."""
     free_used: int
-    movement: MovementView | None = None
+    actions_used: str
+    """``actions_taken`` for people: ``move x2, attack`` (a multiplication sign);
+    ``ready (full action)``."""
+    actions_left: str
+    """``1 of 2 half actions left``, in the system's units (``1 of 2 actions left``)."""
 
 
 class EncounterView(BaseModel):
@@ -133,59 +121,12 @@ class EncounterView(BaseModel):
     round: int
     count: int | None
     active: str | None
-    surprise_round: bool
-    surprised: list[str]
-    """FoE: who sits out the surprise round (names; they join the order after it)."""
+    phase: str | None = None
+    """The system's name for this round, when it is a special one (``surprise round``)."""
+    notes: list[str] = Field(default_factory=list)
+    """What the system says under the order (who sits the surprise round out)."""
     actions_per_turn: int
     initiative: list[CombatantView]
-
-
-class ReadyView(BaseModel):
-    owner: str
-    owner_name: str
-    action: str
-    trigger: str
-    timing: Literal["attempt", "completion"]
-    declared_round: int
-    declared_ic: int
-    carried_over: bool
-    pending: bool
-    """Triggered; the owner is deciding whether to fire."""
-    triggered_by: str | None
-    expires_round: int
-    """It expires when the count reaches ``expires_ic`` in this round (rule 4)."""
-    expires_ic: int | None
-    watch: str | None
-    """The key of the watch whose cells the map shows for it."""
-
-
-class ParticipantView(BaseModel):
-    token: str
-    name: str
-    weapon: str
-    stress: int
-    wisdom: int
-    thresholds: list[int]
-    """The stress thresholds (1x, 2x, 3x... Wisdom) up to the first not yet exceeded."""
-    exceeded: int
-    cracked: bool
-    """Cracked by a lost check: choosing, or surrendered to the winners."""
-    choosing: bool
-    """Cracked and still choosing: surrender, or be attacked."""
-    surrendered: bool
-    surrendered_to: list[str]
-    permitted: bool
-
-
-class StandoffView(BaseModel):
-    id: str
-    active: bool
-    started_round: int
-    last_check_round: int
-    ended_round: int | None
-    end_reason: str
-    sides: list[list[ParticipantView]]
-    tie_pending: bool
 
 
 class PromptView(BaseModel):
@@ -232,14 +173,16 @@ class LinkView(BaseModel):
 class DashboardView(BaseModel):
     world: str
     system: str
+    system_title: str
+    """The system's own name, for people."""
     seq: int
     """The world's last log seq when this view was built."""
     now: float
     """The server's clock (for countdowns on a page whose clock differs)."""
     scene: SceneView
     encounter: EncounterView
-    readies: list[ReadyView]
-    standoffs: list[StandoffView]
+    panels: list[Panel] = Field(default_factory=list)
+    """The game system's own panels, in order."""
     prompts: list[PromptView]
     log: list[LogLine]
     """Chat lines, oldest first, numbered in order (``n``)."""
@@ -262,17 +205,18 @@ def build_view(
     log_full: bool = True,
 ) -> DashboardView:
     """The view of ``world`` now. Read-only: it changes nothing in the world."""
-    enc = world.encounter
+    system = world.encounter.system
+    table = table_of(system.name)
     scene = _scene(world)
     return DashboardView(
         world=world.id,
-        system=enc.options.system,
+        system=system.name,
+        system_title=system.title,
         seq=seq,
         now=now,
         scene=scene,
-        encounter=_encounter(enc),
-        readies=_readies(world),
-        standoffs=[_standoff(enc, so) for so in enc.spycraft.standoffs],
+        encounter=_encounter(world, table),
+        panels=_panels(world, table),
         prompts=[_prompt(world, p) for p in world.prompts.values()],
         log=list(log),
         log_full=log_full,
@@ -390,32 +334,40 @@ def _watched(world: World) -> list[WatchView]:
                 cells = {(c.x, c.y) for c in within(anchor.cell, spec.distance, world.grid)}
         else:
             continue  # an action or condition trigger watches no cells
-        owner = w.data.get("actor") if key.startswith(READY_WATCH) else None
-        if owner is not None:
-            label = f"{_token_name(world, owner)}'s Ready"
+        owner = w.owner if w.owner is not None else w.data.get("actor")
+        if owner is not None:  # "Kevin's Ready": whose watch, and what for
+            label = f"{_token_name(world, owner)}'s {w.handler.replace('_', ' ').capitalize()}"
         else:
             label = f"{w.script}: {w.handler}"
         out.append(WatchView(key=key, label=label, owner=owner, cells=_cells(cells)))
     return out
 
 
-def _encounter(enc: Encounter) -> EncounterView:
+def _encounter(world: World, table: Table | None) -> EncounterView:
+    enc = world.encounter
     order = enc.order() if enc.combatants else []
-    foe = enc.options.system == "foe"
+    notes = RoundNotes()
+    if table is not None and table.round_notes is not None and enc.in_combat:
+        notes = table.round_notes(world)
     return EncounterView(
         in_combat=enc.in_combat,
         round=enc.round,
         count=enc.count,
         active=enc.active,
-        surprise_round=enc.foe.surprise_round,
-        surprised=[enc.name(a) for a in enc.foe.surprised] if enc.foe.surprise_round else [],
-        actions_per_turn=enc.actions_per_turn,
-        initiative=[_combatant(enc, c, foe) for c in order],
+        phase=notes.phase,
+        notes=notes.notes,
+        actions_per_turn=enc.turn_budget,
+        initiative=[_combatant(enc, c) for c in order],
     )
 
 
-def _combatant(enc: Encounter, token: str, foe: bool) -> CombatantView:
+def _combatant(enc: Encounter, token: str) -> CombatantView:
     cb = enc.combatants[token]
+    unit = enc.system.action_word
+    per_turn = enc.turn_budget
+    used = spent(cb.actions_taken, halves=unit == "half action") or "none"
+    if cb.free_used:
+        used += f", {cb.free_used} free"
     return CombatantView(
         token=token,
         name=enc.name(token),
@@ -427,79 +379,34 @@ def _combatant(enc: Encounter, token: str, foe: bool) -> CombatantView:
         half_actions=cb.half_actions,
         actions_taken=list(cb.actions_taken),
         free_used=cb.free_used,
-        movement=_movement(enc, token) if foe and token in enc.characters else None,
+        actions_used=used,
+        actions_left=f"{cb.half_actions} of {per_turn} {unit}{'' if per_turn == 1 else 's'} left",
     )
 
 
-def _movement(enc: Encounter, token: str) -> MovementView:
-    """What ``vttbridge.rules.foe.movement.budget`` allows him, by pace."""
-    b = budget(enc, token)
-    if b is None:  # not in the fight: he moves freely
-        speed = enc.character(token).move
-        return MovementView(speed=speed, moved=0.0, left=None, walk=None, run=None, sneak=None)
-    return MovementView(
-        speed=b.speed, moved=b.moved, left=b.left, walk=b.walk, run=b.run, sneak=b.sneak
+def spent(actions: list[str], *, halves: bool = False) -> str:
+    """What a turn's actions were spent on, one entry per (half) action, grouped: ``["move",
+    "move", "attack"]`` -> ``move x2, attack`` (a multiplication sign); with ``halves`` (a full
+    action spends two half actions) ``["ready", "ready"]`` -> ``ready (full action)``."""
+    counts: dict[str, int] = {}
+    for a in actions:
+        counts[a] = counts.get(a, 0) + 1
+    return ", ".join(
+        a if n == 1 else f"{a} (full action)" if halves and n == 2 else f"{a} \u00d7{n}"
+        for a, n in counts.items()
     )
 
 
-def _readies(world: World) -> list[ReadyView]:
-    enc = world.encounter
-    out = []
-    for actor, r in enc.spycraft.readies.items():
-        cb = enc.combatants.get(actor)
-        key = READY_WATCH + actor
-        out.append(
-            ReadyView(
-                owner=actor,
-                owner_name=enc.name(actor),
-                action=r.action,
-                trigger=r.trigger,
-                timing=r.timing,
-                declared_round=r.declared_round,
-                declared_ic=r.declared_ic,
-                carried_over=r.carried_over,
-                pending=r.pending,
-                triggered_by=_token_name(world, r.triggered_by),
-                expires_round=r.declared_round + 1,
-                expires_ic=cb.ic if cb is not None else None,
-                watch=key if key in world.watches else None,
-            )
-        )
-    return out
-
-
-def _standoff(enc: Encounter, so: StandOff) -> StandoffView:
-    def participant(a: str) -> ParticipantView:
-        ch = enc.characters.get(a)
-        stress = ch.stress if ch is not None else 0
-        wisdom = max(1, ch.wisdom) if ch is not None else 1
-        exceeded = thresholds_exceeded(stress, wisdom)
-        winners = so.surrender_to.get(a, [])
-        return ParticipantView(
-            token=a,
-            name=enc.name(a),
-            weapon=so.weapons.get(a, ""),
-            stress=stress,
-            wisdom=wisdom,
-            thresholds=[wisdom * i for i in range(1, exceeded + 2)],
-            exceeded=exceeded,
-            cracked=a in so.pending_cracks or bool(winners),
-            choosing=a in so.pending_cracks,
-            surrendered=a in so.surrendered,
-            surrendered_to=[enc.name(w) for w in winners],
-            permitted=a in so.permitted,
-        )
-
-    return StandoffView(
-        id=so.id,
-        active=so.active,
-        started_round=so.started_round,
-        last_check_round=so.last_check_round,
-        ended_round=so.ended_round,
-        end_reason=so.end_reason,
-        sides=[[participant(a) for a in side] for side in so.sides],
-        tie_pending=so.pending_tie is not None,
-    )
+def _panels(world: World, table: Table | None) -> list[Panel]:
+    """The system's own panels; none when it has none, or they fail (logged: the rest of the
+    page still shows)."""
+    if table is None or table.panels is None:
+        return []
+    try:
+        return list(table.panels(world))
+    except Exception:
+        log.exception("world %s: the %s panels failed", world.id, world.encounter.options.system)
+        return []
 
 
 def _prompt(world: World, p: Prompt) -> PromptView:

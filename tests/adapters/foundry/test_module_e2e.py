@@ -152,7 +152,8 @@ def test_module_under_node(npm_installed: None, bridge: Served, test_file: str) 
     }  # both held moves completed
     ics = {row["token"]: row["ic"] for row in state["initiative"]}
     assert ics == {"tGary00000000002": 14, "tThug00000000003": 10, "tKevin0000000001": 5}
-    assert state["ready"] == [] and state["encounter"]["round"] == 2
+    readies = state["systems"].get("spycraft", {}).get("readies", {})
+    assert readies == {} and state["encounter"]["round"] == 2
 
 
 def test_rules_changes_reach_sheets_and_tokens(npm_installed: None, bridge: Served) -> None:
@@ -167,9 +168,8 @@ def test_rules_changes_reach_sheets_and_tokens(npm_installed: None, bridge: Serv
         headers={"Authorization": f"Bearer {env['VTTBRIDGE_KEY']}"},
     )
     state = json.loads(urllib.request.urlopen(req, timeout=5).read())
-    assert state["standoffs"][0]["active"] is False and state["standoffs"][0]["end_reason"] == (
-        "damage"
-    )
+    (standoff,) = state["systems"]["spycraft"]["standoffs"]
+    assert standoff["active"] is False and standoff["end_reason"] == "damage"
 
 
 def test_foe_turn_on_v13_ruler_budget_paths_and_jumps(npm_installed: None, bridge: Served) -> None:

@@ -326,8 +326,8 @@ def test_conditions_are_status_effects(adapter):
 
 
 def test_movement_budget_is_a_flag_on_the_token_every_client_reads(adapter):
-    from vttbridge.rules.foe.movement import MoveBudget
     from vttbridge.rules.geometry import DiagonalMetric
+    from vttbridge.systems.foe.rules.movement import MoveBudget
 
     b = MoveBudget(speed=25, moved=10, left=65, walk=15, run=65, sneak=None, turn=True)
     effect = fx.MovementBudget(

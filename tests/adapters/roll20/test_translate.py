@@ -819,7 +819,7 @@ def test_merge_never_drops_or_changes_foreign_rows() -> None:
 def test_a_drag_in_a_fight_whispers_the_mover_what_is_left(
     adapter: Roll20Adapter, world: World
 ) -> None:
-    from vttbridge.rules.foe.movement import MoveBudget
+    from vttbridge.systems.foe.rules.movement import MoveBudget
 
     b = MoveBudget(speed=25, moved=10, left=65, walk=15, run=65, sneak=None, turn=True)
     drag = fx.MovementBudget(token="-OTokPC01", budget=b, cause="move", player="-OPlay02")

@@ -14,6 +14,7 @@ from vttbridge.sdk.events import (
     TurnStarted,
 )
 from vttbridge.sdk.testing import WorldHarness
+from vttbridge.systems.foe.rules.options import FoEOptions
 
 
 async def three(w: WorldHarness) -> None:
@@ -93,13 +94,22 @@ async def test_set_options_and_settings():
         out = await w.gm_says("!set free_actions_per_turn -1")
         assert w.said("greater than or equal to 0", out, whisper_to="gm")
         assert w.encounter.options.free_actions_per_turn is None
+        # another system's options are not this world's
+        out = await w.gm_says("!set mfd_ladder [0.5]")
+        assert w.said("No option 'mfd_ladder'", out, whisper_to="gm")
+    async with WorldHarness(system="foe") as w:
+        out = await w.gm_says("!set")
+        assert w.said("mfd_ladder = [0.1, 0.25", out, whisper_to="gm")
+        assert not w.said("standoff_tie", out)
         out = await w.gm_says("!set mfd_ladder []")
         assert w.said("at least 1 item", out, whisper_to="gm")
         out = await w.gm_says("!set mfd_ladder [0, 1]")
         assert w.said("greater than 0", out, whisper_to="gm")
-        assert w.encounter.options.mfd_ladder[0] == 0.1
+        assert w.encounter.options.of(FoEOptions).mfd_ladder[0] == 0.1
         await w.gm_says("!set mfd_ladder [0.5, 1, 2]")
-        assert w.encounter.options.mfd_ladder == [0.5, 1, 2]
+        assert w.encounter.options.of(FoEOptions).mfd_ladder == [0.5, 1, 2]
+        out = await w.gm_says("!set mfd_ladder")
+        assert w.said("mfd_ladder = [0.5, 1.0, 2.0]", out, whisper_to="gm")
 
 
 async def test_help_lists_the_worlds_system_only():

@@ -4,7 +4,7 @@ import { html } from "./html.js";
 import { connect, storedLogin, storeLogin } from "./connection.js";
 import { mergeLog } from "./format.js";
 import { SceneMap } from "./map.js";
-import { Initiative, Movement, Questions, Readies, RulesLog, Standoffs } from "./panels.js";
+import { Initiative, Questions, RulesLog, SystemPanel } from "./panels.js";
 
 const STATUS_TEXT = {
   connecting: "Connecting…",
@@ -63,11 +63,11 @@ function LinkStatus({ link }) {
 
 function Dashboard({ view, log, role, status, answer, onSignOut }) {
   const canAnswer = role === "gm";
-  const foe = view.system === "foe";
+  const placed = (where) => view.panels.filter((p) => p.place === where);
   return html`
     <header class="top" role="banner">
       <h1>vttbridge <span class="world">${view.world}</span></h1>
-      <span class="system">${foe ? "Fallout: Equestria" : "Spycraft 2.0"}</span>
+      <span class="system">${view.system_title}</span>
       <${LinkStatus} link=${view.link} />
       <span class="pill ${canAnswer ? "gm" : "observer"}">${canAnswer ? "GM" : "Observer (read-only)"}</span>
       <span class="status ${status}" role="status">${STATUS_TEXT[status] ?? status}</span>
@@ -79,13 +79,12 @@ function Dashboard({ view, log, role, status, answer, onSignOut }) {
           <h2 id="map-h">${view.scene.name || "Scene"}</h2>
           <${SceneMap} scene=${view.scene} encounter=${view.encounter} />
         </section>
-        ${!foe && html`<${Standoffs} standoffs=${view.standoffs} />`}
+        ${placed("main").map((p) => html`<${SystemPanel} key=${p.id} panel=${p} />`)}
       </div>
       <div class="column">
         <${Questions} view=${view} canAnswer=${canAnswer} answer=${answer} />
-        <${Initiative} encounter=${view.encounter} foe=${foe} />
-        ${foe && html`<${Movement} encounter=${view.encounter} units=${view.scene.grid.units} />`}
-        ${!foe && html`<${Readies} readies=${view.readies} />`}
+        <${Initiative} encounter=${view.encounter} />
+        ${placed("side").map((p) => html`<${SystemPanel} key=${p.id} panel=${p} />`)}
       </div>
       <${RulesLog} log=${log} />
     </main>

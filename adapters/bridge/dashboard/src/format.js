@@ -24,19 +24,6 @@ export function duration(seconds) {
   return `${seconds} s`;
 }
 
-/**
- * What a turn's actions were spent on, one entry per (half) action, grouped:
- * ["move", "move", "attack"] -> "move ×2, attack"; with `halves` (Spycraft, where a full
- * action spends two half actions) ["ready", "ready"] -> "ready (full action)".
- */
-export function spent(actions, halves = false) {
-  const counts = new Map();
-  for (const a of actions) counts.set(a, (counts.get(a) ?? 0) + 1);
-  return [...counts]
-    .map(([a, n]) => (n === 1 ? a : halves && n === 2 ? `${a} (full action)` : `${a} ×${n}`))
-    .join(", ");
-}
-
 /** Up to two initials of a token's name, for its disc on the map. */
 export function initials(name) {
   const words = String(name).trim().split(/\s+/).filter(Boolean);

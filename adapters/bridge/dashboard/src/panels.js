@@ -2,7 +2,7 @@
 // (adapters/bridge/dashboard/view.py) as it is: the rules' numbers, nothing recomputed.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
-import { clock, duration, feet, secondsLeft, spent } from "./format.js";
+import { clock, duration, secondsLeft } from "./format.js";
 
 function Panel({ id, title, children, className = "" }) {
   return html`
@@ -19,19 +19,10 @@ function Empty({ children }) {
 
 // -- initiative ---------------------------------------------------------------------------------
 
-function actionsText(c, perTurn, foe) {
-  // FoE: two actions a turn; Spycraft: two half actions (a full action spends both)
-  const used = c.actions_taken.length ? spent(c.actions_taken, !foe) : "none";
-  const unit = foe ? "action" : "half action";
-  const left = `${c.half_actions} of ${perTurn} ${unit}${perTurn === 1 ? "" : "s"} left`;
-  const free = c.free_used ? `, ${c.free_used} free` : "";
-  return { used: used + free, left };
-}
-
-export function Initiative({ encounter, foe }) {
+export function Initiative({ encounter }) {
   const e = encounter;
   const heading = e.in_combat
-    ? `Initiative — round ${e.round}${e.count !== null ? `, count ${e.count}` : ""}${e.surprise_round ? " (surprise round)" : ""}`
+    ? `Initiative — round ${e.round}${e.count !== null ? `, count ${e.count}` : ""}${e.phase ? ` (${e.phase})` : ""}`
     : "Initiative";
   return html`
     <${Panel} id="initiative-h" title=${heading} className="initiative">
@@ -50,7 +41,6 @@ export function Initiative({ encounter, foe }) {
               </thead>
               <tbody>
                 ${e.initiative.map((c) => {
-                  const a = actionsText(c, e.actions_per_turn, foe);
                   const status = [];
                   if (c.active) status.push(html`<span class="badge turn">acting</span>`);
                   else if (c.acted) status.push(html`<span class="badge muted">acted</span>`);
@@ -61,7 +51,7 @@ export function Initiative({ encounter, foe }) {
                       <td class="marker" aria-hidden="true">${c.active ? "▶" : ""}</td>
                       <th scope="row">${c.name}</th>
                       <td class="num ic">${c.ic}</td>
-                      <td>${a.used}<br /><small>${a.left}</small></td>
+                      <td>${c.actions_used}<br /><small>${c.actions_left}</small></td>
                       <td class="badges">${status}</td>
                     </tr>
                   `;
@@ -69,149 +59,95 @@ export function Initiative({ encounter, foe }) {
               </tbody>
             </table>
           `}
-      ${e.surprised.length > 0 &&
-      html`<p class="hint">Surprised, sitting out the surprise round: ${e.surprised.join(", ")}.</p>`}
+      ${e.notes.map((n) => html`<p class="hint">${n}</p>`)}
     </${Panel}>
   `;
 }
 
-// -- FoE movement ---------------------------------------------------------------------------------
+// -- a game system's own panels ---------------------------------------------------------------------
+// A system describes them (adapters/bridge/dashboard/view.py, sdk/panels.py): a table, or cards of
+// facts and groups, with badges and meters. They are drawn here the same way for every system.
 
-export function Movement({ encounter, units }) {
-  const rows = encounter.initiative.filter((c) => c.movement);
-  return html`
-    <${Panel} id="movement-h" title="Movement left this turn" className="movement">
-      ${!rows.length
-        ? html`<${Empty}>Nobody is in the turn order.</${Empty}>`
-        : html`
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col" class="num">Speed</th>
-                  <th scope="col" class="num">Moved</th>
-                  <th scope="col" class="num">Walk</th>
-                  <th scope="col" class="num">Run</th>
-                  <th scope="col" class="num">Sneak</th>
-                  <th scope="col" class="num">Allowed now</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows.map((c) => {
-                  const m = c.movement;
-                  const dash = html`<span aria-label="not open">—</span>`;
-                  return html`
-                    <tr key=${c.token} class=${c.active ? "active" : ""}>
-                      <th scope="row">${c.name}</th>
-                      <td class="num">${feet(m.speed, units)}</td>
-                      <td class="num">${feet(m.moved, units)}</td>
-                      <td class="num">${m.walk === null ? dash : feet(m.walk, units)}</td>
-                      <td class="num">${m.run === null ? dash : feet(m.run, units)}</td>
-                      <td class="num">${m.sneak === null ? dash : feet(m.sneak, units)}</td>
-                      <td class="num strong">${feet(m.left, units)}</td>
-                    </tr>
-                  `;
-                })}
-              </tbody>
-            </table>
-            <p class="hint">Walk keeps an action for something else; a run spends both actions moving (3 × speed).</p>
-          `}
-    </${Panel}>
-  `;
+function Badges({ badges }) {
+  return badges.map((b) => html` <span class="badge ${b.tone}">${b.text}</span>`);
 }
 
-// -- Readies ---------------------------------------------------------------------------------------
-
-export function Readies({ readies }) {
-  return html`
-    <${Panel} id="readies-h" title="Readies" className="readies">
-      ${!readies.length
-        ? html`<${Empty}>No Ready is held.</${Empty}>`
-        : html`
-            <ul class="cards">
-              ${readies.map(
-                (r) => html`
-                  <li key=${r.owner} class="card ${r.pending ? "pending" : ""}">
-                    <p class="card-title"><strong>${r.owner_name}</strong> readies <em>${r.action}</em></p>
-                    <dl>
-                      <dt>Trigger</dt>
-                      <dd>${r.trigger} <span class="badge">${r.timing === "attempt" ? "on the attempt" : "on completion"}</span>${r.watch ? html` <span class="badge watch">on the map</span>` : ""}</dd>
-                      <dt>Declared</dt>
-                      <dd>round ${r.declared_round}, IC ${r.declared_ic}</dd>
-                      <dt>Expires</dt>
-                      <dd>
-                        ${r.pending
-                          ? "waiting for the answer (it neither carries over nor expires)"
-                          : `round ${r.expires_round}${r.expires_ic !== null ? `, when the count reaches IC ${r.expires_ic}` : ""}`}
-                        ${r.carried_over && !r.pending ? html` <span class="badge delayed">carried over</span>` : ""}
-                      </dd>
-                      ${r.pending &&
-                      html`<dt>Triggered</dt>
-                        <dd>${r.triggered_by ? `by ${r.triggered_by}; ` : ""}fire or cancel?</dd>`}
-                    </dl>
-                  </li>
-                `,
-              )}
-            </ul>
-          `}
-    </${Panel}>
-  `;
+function Gauge({ m }) {
+  return html`<meter min="0" max=${m.max} low=${m.low ?? undefined} high=${m.high ?? undefined} optimum="0" value=${m.value} aria-label=${m.label || undefined}></meter>`;
 }
 
-// -- stand offs ------------------------------------------------------------------------------------
-
-function Participant({ p }) {
-  const next = p.thresholds[p.thresholds.length - 1];
-  const badges = [];
-  if (p.choosing) badges.push(html`<span class="badge hostile">cracked — choosing</span>`);
-  else if (p.cracked) badges.push(html`<span class="badge hostile">cracked</span>`);
-  if (p.surrendered)
-    badges.push(html`<span class="badge muted">surrendered${p.surrendered_to.length ? ` to ${p.surrendered_to.join(", ")}` : ""}</span>`);
-  if (p.permitted) badges.push(html`<span class="badge">permitted one action</span>`);
+function Entry({ e }) {
   return html`
-    <li class="participant">
-      <p><strong>${p.name}</strong>${p.weapon ? html` <small>levels ${p.weapon}</small>` : ""} ${badges}</p>
-      <div class="stress">
-        <meter min="0" max=${next} low=${next * 0.3} high=${next * 0.75} optimum="0" value=${Math.min(p.stress, next)} aria-label="Stress of ${p.name}"></meter>
-        <span>stress <strong>${p.stress}</strong> · thresholds ${p.thresholds.join(", ")} (Wisdom ${p.wisdom})${p.exceeded ? ` · ${p.exceeded} exceeded` : ""}</span>
-      </div>
+    <li class="entry">
+      <p><strong>${e.title}</strong>${e.note ? html` <small>${e.note}</small>` : ""}<${Badges} badges=${e.badges} /></p>
+      ${(e.text || e.meter) &&
+      html`<div class="gauge">${e.meter && html`<${Gauge} m=${e.meter} />`}${e.text && html`<span>${e.text}</span>`}</div>`}
     </li>
   `;
 }
 
-export function Standoffs({ standoffs }) {
-  const shown = standoffs.filter((s) => s.active || s.ended_round !== null);
+function SystemCard({ card }) {
   return html`
-    <${Panel} id="standoffs-h" title="Stand offs" className="standoffs">
-      ${!shown.length
-        ? html`<${Empty}>No stand off.</${Empty}>`
-        : html`
-            <ul class="cards">
-              ${shown.map(
-                (s) => html`
-                  <li key=${s.id} class="card ${s.active ? "" : "ended"}">
-                    <p class="card-title">
-                      <strong>Stand off ${s.id}</strong>
-                      ${s.active
-                        ? ` · since round ${s.started_round}${s.last_check_round ? `, last Resolve check round ${s.last_check_round}` : ""}`
-                        : ` · ended round ${s.ended_round}${s.end_reason ? ` (${s.end_reason.replace("_", " ")})` : ""}`}
-                      ${s.tie_pending ? html` <span class="badge delayed">tie: the GM decides</span>` : ""}
-                    </p>
-                    <div class="sides">
-                      ${s.sides.map(
-                        (side, i) => html`
-                          <div class="side" key=${i}>
-                            <h3>Side ${i + 1}</h3>
-                            <ul>${side.map((p) => html`<${Participant} key=${p.token} p=${p} />`)}</ul>
-                          </div>
-                        `,
-                      )}
-                    </div>
-                  </li>
-                `,
+    <li class="card ${card.tone}">
+      <p class="card-title">
+        <strong>${card.title}</strong>${card.subtitle ? ` · ${card.subtitle}` : ""}<${Badges} badges=${card.badges} />
+      </p>
+      ${card.facts.length > 0 &&
+      html`<dl>
+        ${card.facts.map((f) => html`<dt>${f.term}</dt><dd>${f.text}<${Badges} badges=${f.badges} /></dd>`)}
+      </dl>`}
+      ${card.groups.length > 0 &&
+      html`<div class="groups">
+        ${card.groups.map(
+          (g, i) => html`
+            <div class="group" key=${i}>
+              <h3>${g.heading}</h3>
+              <ul>${g.entries.map((e, k) => html`<${Entry} key=${k} e=${e} />`)}</ul>
+            </div>
+          `,
+        )}
+      </div>`}
+    </li>
+  `;
+}
+
+function SystemTable({ table }) {
+  const dash = html`<span aria-label="not open">—</span>`;
+  return html`
+    <table>
+      <thead>
+        <tr>${table.columns.map((c) => html`<th scope="col" class=${c.numeric ? "num" : ""}>${c.label}</th>`)}</tr>
+      </thead>
+      <tbody>
+        ${table.rows.map(
+          (r) => html`
+            <tr key=${r.key} class=${r.active ? "active" : ""}>
+              ${r.cells.map((cell, i) =>
+                i === 0
+                  ? html`<th scope="row">${cell}</th>`
+                  : html`<td class=${table.columns[i]?.numeric ? "num" : ""}>${cell === null ? dash : cell}</td>`,
               )}
-            </ul>
+            </tr>
+          `,
+        )}
+      </tbody>
+    </table>
+  `;
+}
+
+export function SystemPanel({ panel }) {
+  const rows = panel.table ? panel.table.rows.length : 0;
+  const empty = !rows && !panel.cards.length;
+  return html`
+    <${Panel} id=${`${panel.id}-h`} title=${panel.title} className=${`system ${panel.id}`}>
+      ${empty
+        ? html`<${Empty}>${panel.empty}</${Empty}>`
+        : html`
+            ${rows > 0 && html`<${SystemTable} table=${panel.table} />`}
+            ${panel.cards.length > 0 &&
+            html`<ul class="cards">${panel.cards.map((c) => html`<${SystemCard} key=${c.key} card=${c} />`)}</ul>`}
           `}
+      ${panel.hint && html`<p class="hint">${panel.hint}</p>`}
     </${Panel}>
   `;
 }

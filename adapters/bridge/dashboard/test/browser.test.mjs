@@ -203,7 +203,7 @@ test("the dashboard follows an encounter live and the GM answers from it", { ski
     await page.until("section.initiative", /round 2/);
     await page.until("section.standoffs", /last Resolve check round 2/);
     await page.until("section.standoffs", /Thug[\s\S]*stress [1-6] · thresholds 10/);
-    assert.match(await page.text("section.standoffs .side:nth-child(2) li.participant"), /Thug[\s\S]*stress [1-6] · thresholds 10 \(Wisdom 10\)/);
+    assert.match(await page.text("section.standoffs .group:nth-child(2) li.entry"), /Thug[\s\S]*stress [1-6] · thresholds 10 \(Wisdom 10\)/);
     assert.equal(await page.count("section.standoffs meter"), 2);
     await shot(page, "06-standoff-stress");
     await shot(obs, "06b-observer-standoff");

@@ -1,7 +1,7 @@
 // The page's pure helpers (src/format.js) under Node.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { duration, eventId, feet, hue, initials, mergeLog, secondsLeft, side, spent } from "../src/format.js";
+import { duration, eventId, feet, hue, initials, mergeLog, secondsLeft, side } from "../src/format.js";
 
 test("feet and countdowns", () => {
   assert.equal(feet(25), "25 ft");
@@ -13,13 +13,6 @@ test("feet and countdowns", () => {
   assert.equal(secondsLeft(10, 20), 0);
   assert.equal(duration(42), "42 s");
   assert.equal(duration(65), "1 min 05 s");
-});
-
-test("actions spent, grouped", () => {
-  assert.equal(spent(["move", "move", "attack"]), "move ×2, attack");
-  assert.equal(spent(["ready", "ready"], true), "ready (full action)");
-  assert.equal(spent(["move", "move"], false), "move ×2");
-  assert.equal(spent([]), "");
 });
 
 test("tokens: initials and sides", () => {

@@ -220,7 +220,7 @@ test("surprise round: the raiders ambush the caravan; the Quick Witted merchant 
   await said(/The surprise round is over; normal combat begins\.\nEveryone re-rolls initiative\./);
   await until(() => r20.order.filter(ours).length === 5, 8000, "everyone in the turn order");
   const state = await bridge.state(WORLD, key);
-  assert.equal(state.encounter.surprise_round, false);
+  assert.equal(state.systems.foe?.surprise_round ?? false, false);
   assert.equal(state.encounter.active, current());
 });
 
