@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vttbridge.sdk.checks import check_loading
 from vttbridge.sdk.context import Context
 from vttbridge.sdk.effects import (
     PostChat,
@@ -118,6 +119,7 @@ class ScriptRegistry:
         for s in loaded.scripts:
             if s.name in self._scripts:
                 raise ScriptError(f"a script named {s.name!r} is already loaded")
+        check_loading(loaded.scripts, self._commands, self._conditions, self._choices)
         for s in loaded.scripts:
             self._register(s)
         self._loaded[loaded.source.ref + "#" + loaded.scripts[0].name] = loaded
