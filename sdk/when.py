@@ -29,7 +29,7 @@ from vttbridge.sdk.events import (
     DamageDealt,
     TokenMoved,
 )
-from vttbridge.sdk.triggers import ConditionSpec
+from vttbridge.sdk.triggers import SPEC_ADAPTER, ConditionSpec
 
 if TYPE_CHECKING:
     from vttbridge.sdk.context import Context
@@ -128,7 +128,7 @@ def happened(event: BaseEvent, ctx: Context) -> str:
             what = f"{who} takes {event.amount} damage"
         case _:
             what = who
-    spec = ctx.trigger.spec if ctx.trigger is not None else None
+    spec = SPEC_ADAPTER.validate_python(ctx.trigger.spec) if ctx.trigger is not None else None
     name = spec.name if isinstance(spec, ConditionSpec) else None
     if name is None and isinstance(event, ConditionSignalled):
         name = event.condition

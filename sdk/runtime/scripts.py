@@ -37,11 +37,13 @@ def builtin_scripts() -> list[Script]:
     """The scripts every world loads unless told not to: the chat commands
     (:mod:`vttbridge.sdk.chat`)
     held moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
-    (:mod:`vttbridge.sdk.budget`). Imported on first use: they import the SDK."""
-    from vttbridge.sdk import budget, holds
+    (:mod:`vttbridge.sdk.budget`), and the scripts' checks only a world can make
+    (:mod:`vttbridge.sdk.world_checks`). Imported on first use: they import the SDK."""
+    from vttbridge.sdk import budget, holds, world_checks
     from vttbridge.sdk.chat import core, foe, spycraft
 
     scripts = [core.script, spycraft.script, foe.script, holds.script, budget.script]
+    scripts.append(world_checks.script)
     for script in scripts:
         script.trusted = True  # our own code: no watchdog on its callbacks (a token move runs one)
     return scripts
