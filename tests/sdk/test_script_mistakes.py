@@ -450,3 +450,25 @@ async def test_a_failing_said_shows_the_chat():
         )
         assert w.said("only the gm", out, whisper_to="pk")
         assert not w.said("only the gm", out, whisper_to=None)
+
+
+# -- the guide's @script.choice example, as written -----------------------------------------------
+
+
+def guide_block(heading: str) -> str:
+    """The first python block under ``heading`` in docs/scripting.md."""
+    text = (Path(__file__).parents[2] / "docs" / "scripting.md").read_text()
+    section = text[text.index(heading) :]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+async def test_the_guides_choice_example_asks_and_resolves():
+    script = Script("levers")
+    exec(guide_block("## Choices: resolving the rules' questions"), {"script": script})
+    async with WorldHarness(script) as w:
+        await w.token("kev", "Kevin", (0, 0), owner="pk")
+        out = await w.chat("!lever", token="kev")
+        (ask,) = w.asks(out)
+        assert ask.player == "pk" and ask.question == "Pull the lever?"
+        out = await w.answer("pull")
+        assert w.said("Kevin pulls the lever: the vault door opens.", out)
