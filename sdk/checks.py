@@ -275,41 +275,49 @@ def check_loading(
     loaded script's chat command, condition or choice handler without ``override=True``, or
     name in ``on_enter`` a region close to one of their own that they never define."""
     problems: list[str] = []
-    seen_cmd = dict(commands)
-    seen_cond = dict(conditions)
-    seen_choice = dict(choices)
+    tables: list[tuple[Callable[[Script], Mapping[str, Any]], dict[str, Any], _Clash]] = [
+        (lambda s: s.commands, dict(commands), _command_clash),
+        (lambda s: s.conditions, dict(conditions), _condition_clash),
+        (lambda s: s.choices, dict(choices), _choice_clash),
+    ]
     for s in scripts:
         problems += _region_typos(s)
-        for name, cmd in s.commands.items():
-            old = seen_cmd.get(name)
-            if old is not None and old.script is not s and not cmd.override:
-                problems.append(
-                    f"{where(cmd.fn)}: !{name} is already a command of the {old.script.name!r} "
-                    f"script ({old.usage}); replace it with @script.command({cmd.name!r}, "
-                    "override=True), or choose another name."
-                )
-            seen_cmd[name] = cmd
-        for name, cond in s.conditions.items():
-            old_cond = seen_cond.get(name)
-            if old_cond is not None and old_cond.script is not s and not cond.override:
-                problems.append(
-                    f"{where(cond.fn)}: the condition {name!r} is already the "
-                    f"{old_cond.script.name!r} script's ({where(old_cond.fn)}); replace it with "
-                    f"@script.condition({name!r}, override=True), or choose another name."
-                )
-            seen_cond[name] = cond
-        for kind, ch in s.choices.items():
-            old_ch = seen_choice.get(kind)
-            if old_ch is not None and old_ch.script is not s and not ch.override:
-                problems.append(
-                    f"{where(ch.fn)}: the {old_ch.script.name!r} script already resolves "
-                    f"{kind!r} choices; replace its handler with @script.choice({kind!r}, "
-                    "override=True)."
-                )
-            seen_choice[kind] = ch
+        for registered, seen, clash in tables:
+            for name, new in registered(s).items():
+                old = seen.get(name)
+                if old is not None and old.script is not s and not new.override:
+                    problems.append(clash(name, new, old))
+                seen[name] = new
     if problems:
         names = ", ".join(s.name for s in scripts)
         raise ScriptError(f"{names} cannot load: " + " ".join(problems))
+
+
+_Clash = Callable[[str, Any, Any], str]
+"""``clash(name, new, old)``: the message for ``new`` replacing ``old`` without override."""
+
+
+def _command_clash(name: str, new: CommandHandler, old: CommandHandler) -> str:
+    return (
+        f"{where(new.fn)}: !{name} is already a command of the {old.script.name!r} script "
+        f"({old.usage}); replace it with @script.command({new.name!r}, override=True), or "
+        "choose another name."
+    )
+
+
+def _condition_clash(name: str, new: Condition, old: Condition) -> str:
+    return (
+        f"{where(new.fn)}: the condition {name!r} is already the {old.script.name!r} script's "
+        f"({where(old.fn)}); replace it with @script.condition({name!r}, override=True), or "
+        "choose another name."
+    )
+
+
+def _choice_clash(kind: str, new: ChoiceHandler, old: ChoiceHandler) -> str:
+    return (
+        f"{where(new.fn)}: the {old.script.name!r} script already resolves {kind!r} choices; "
+        f"replace its handler with @script.choice({kind!r}, override=True)."
+    )
 
 
 def _region_typos(script: Script) -> list[str]:
