@@ -182,15 +182,16 @@ class Script:
     """Built-in: its plain callbacks run without the watchdog (:mod:`vttbridge.sdk.watchdog`)."""
 
     def __post_init__(self) -> None:
+        # the module that created the script, for error reports
+        frame = inspect.currentframe()
+        caller = frame.f_back.f_back if frame and frame.f_back else None
         if self.file is None:
-            # the module that created the script, for error reports
-            frame = inspect.currentframe()
-            caller = frame.f_back.f_back if frame and frame.f_back else None
             self.file = caller.f_code.co_filename if caller else None
         if self.system is not None and self.system not in systems.names():
             installed = systems.names()
+            at = f"{self.file}:{caller.f_lineno}: " if caller is not None and self.file else ""
             raise ValueError(
-                f"Script({self.name!r}, system={self.system!r}): no game system "
+                f"{at}Script({self.name!r}, system={self.system!r}): no game system "
                 f"{self.system!r} is installed.{did_you_mean(self.system, installed)} "
                 f"Installed: {', '.join(installed) or 'none'}."
             )
@@ -375,16 +376,21 @@ class Script:
         if (region is None) == (cells is None):
             raise TypeError("on_enter needs a region name or cells, not both")
         name = region.name if isinstance(region, Region) else region
-        if name is not None and name not in self.regions:
-            match = close_match(name, self.regions)
-            if match is not None:
-                raise TypeError(
-                    f"on_enter({name!r}): this script defines no region {name!r}; did you mean "
-                    f"{match!r}?"
-                )
         cell_list = None if cells is None else [_cell(c) for c in cells]
         spec = EnterSpec(region=name, cells=cell_list, token=token, exclude=exclude)
-        return self._position(spec, f"@script.on_enter({name or 'cells'!r})")
+        decorator = f"@script.on_enter({name or 'cells'!r})"
+        register = self._position(spec, decorator)
+
+        def deco(fn: F) -> F:
+            match = None if name in self.regions else close_match(name or "", self.regions)
+            if match is not None:
+                raise TypeError(
+                    f"{where(fn)}: {decorator} on {getattr(fn, '__name__', fn)}: this script "
+                    f"defines no region {name!r}; did you mean {match!r}?"
+                )
+            return register(fn)
+
+        return deco
 
     def on_within(
         self, anchor: str, distance: float, *, token: str | None = None

@@ -169,14 +169,22 @@ def test_an_unknown_system_is_refused_with_the_closest_installed_one():
     with pytest.raises(ValueError) as err:
         Script("typo", system="spycraf")
     assert "no game system 'spycraf' is installed. Did you mean 'spycraft'?" in str(err.value)
+    assert f"{HERE}:" in str(err.value)  # where the Script was made
     assert "Installed: " in str(err.value) and "foe" in str(err.value)
 
 
 def test_on_enter_a_near_miss_of_the_scripts_own_region_is_refused():
     s = Script("vault_watch")
     s.region("vault", rect(0, 0, 2, 2))
-    with pytest.raises(TypeError, match="defines no region 'vualt'; did you mean 'vault'"):
-        s.on_enter("vualt")
+
+    def alarm(event: TokenMoved, ctx: Context) -> None:
+        pass
+
+    with pytest.raises(TypeError) as err:
+        s.on_enter("vualt")(alarm)
+    assert f"{line_of(alarm)}: @script.on_enter('vualt') on alarm" in str(err.value)
+    assert "defines no region 'vualt'; did you mean 'vault'?" in str(err.value)
+    assert not s.position_triggers
 
 
 def test_a_near_miss_defined_after_the_decorator_is_refused_at_load(tmp_path):
