@@ -36,6 +36,7 @@ __all__ = [
     "close_match",
     "did_you_mean",
     "event_types",
+    "shown_path",
     "where",
 ]
 
@@ -70,12 +71,16 @@ def where(fn: Any) -> str:
     code = getattr(target, "__code__", None)
     if code is None:
         return "?"
-    path = code.co_filename
+    return f"{shown_path(code.co_filename)}:{code.co_firstlineno}"
+
+
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it, else as it is."""
     try:
         rel = os.path.relpath(path)
     except ValueError:  # another drive (Windows)
-        rel = path
-    return f"{path if rel.startswith('..') else rel}:{code.co_firstlineno}"
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def _shown(fn: Any) -> str:

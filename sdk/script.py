@@ -46,6 +46,7 @@ from vttbridge.sdk.checks import (
     close_match,
     did_you_mean,
     event_types,
+    shown_path,
     where,
 )
 from vttbridge.sdk.context import Context
@@ -189,7 +190,7 @@ class Script:
             self.file = caller.f_code.co_filename if caller else None
         if self.system is not None and self.system not in systems.names():
             installed = systems.names()
-            at = f"{self.file}:{caller.f_lineno}: " if caller is not None and self.file else ""
+            at = f"{shown_path(self.file)}:{caller.f_lineno}: " if caller and self.file else ""
             raise ValueError(
                 f"{at}Script({self.name!r}, system={self.system!r}): no game system "
                 f"{self.system!r} is installed.{did_you_mean(self.system, installed)} "
@@ -480,9 +481,10 @@ def _check_cost(cost: str, system: str | None, command: str) -> None:
     among = [system] if system else list(actions.COSTS)
     if not any(actions.known(s, cost) for s in among):
         names = sorted({n for s in among for n in actions.COSTS[s]})
+        hint = did_you_mean(cost, [*names, "free", "half", "full", "action", "both"])
         raise ValueError(
-            f"!{command}: unknown cost {cost!r}; give free, half, full (FoE: action, both) "
-            f"or an action the rules name: {', '.join(names)}"
+            f"!{command}: unknown cost {cost!r}.{hint} Give free, half, full (FoE: action, "
+            f"both) or an action the rules name: {', '.join(names)}"
         )
 
 
