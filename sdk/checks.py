@@ -36,6 +36,7 @@ __all__ = [
     "close_match",
     "did_you_mean",
     "event_types",
+    "registered",
     "shown_path",
     "where",
 ]
@@ -296,6 +297,21 @@ def check_loading(
     if problems:
         names = ", ".join(s.name for s in scripts)
         raise ScriptError(f"{names} cannot load: " + " ".join(problems))
+
+
+def registered(
+    scripts: Iterable[Script],
+) -> tuple[dict[str, CommandHandler], dict[str, Condition], dict[str, ChoiceHandler]]:
+    """The commands, conditions and choice handlers ``scripts`` register, loaded in that
+    order (a later one replaces an earlier one's): what :func:`check_loading` checks against."""
+    commands: dict[str, CommandHandler] = {}
+    conditions: dict[str, Condition] = {}
+    choices: dict[str, ChoiceHandler] = {}
+    for s in scripts:
+        commands.update(s.commands)
+        conditions.update(s.conditions)
+        choices.update(s.choices)
+    return commands, conditions, choices
 
 
 _Clash = Callable[[str, Any, Any], str]
