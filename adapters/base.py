@@ -8,9 +8,15 @@ A module author writes one :class:`Adapter` subclass per VTT (or per game system
         name = "mytable"                      # socket.io namespace "/mytable"
         inbound = {"snapshot": MySnapshot, "tokenMoved": MyTokenMoved}
         outbound = {"chat.send": MyChatData}  # optional, for `vttbridge schema`
+        declines = frozenset({WatchMoves, ReleaseMove})  # effects this VTT cannot carry out
 
         def translate_in(self, event, payload, world): ...
         def translate_out(self, effect, world): ...
+
+Every effect (:data:`vttbridge.sdk.effects.Effect`) is either translated or declined: the bridge
+never hands a declined one to ``translate_out`` and does what its fallback says instead (a
+question for a player goes to the GM: :mod:`vttbridge.adapters.bridge.declined`);
+:func:`vttbridge.adapters.testing.untranslated` finds the effects an adapter does neither for.
 
 and registers it either explicitly (:func:`register_adapter`) or through the entry point group
 ``vttbridge.adapters`` in its own package's ``pyproject.toml``::
@@ -25,15 +31,17 @@ from __future__ import annotations
 
 import logging
 import re
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from vttbridge.sdk.checks import close_match
 
 if TYPE_CHECKING:
-    from vttbridge.sdk.effects import Effect
+    from vttbridge.sdk.effects import BaseEffect, Effect
     from vttbridge.sdk.events import Event
     from vttbridge.sdk.world import WorldView
 
@@ -117,6 +125,11 @@ class Adapter(ABC):
     client sends after every (re)connect."""
     outbound: ClassVar[Mapping[str, type[BaseModel]]] = {}
     """Command op -> model of its ``data``; used only to publish JSON Schemas."""
+    declines: ClassVar[frozenset[type[BaseEffect]]] = frozenset()
+    """The effect classes this VTT cannot carry out (``{AskPlayer, WatchMoves}``). The bridge
+    does not call :meth:`translate_out` for them but falls back: a question for a player is
+    put to the GM in chat, others are dropped (``docs/adapters.md`` lists what each costs the
+    table)."""
 
     @property
     def ns(self) -> str:
@@ -130,8 +143,10 @@ class Adapter(ABC):
 
     @abstractmethod
     def translate_out(self, effect: Effect, world: WorldView) -> list[Command]:
-        """Native commands that carry out one effect (possibly none: an effect this VTT cannot
-        show is dropped, and should be logged by the adapter if that surprises a GM).
+        """Native commands that carry out one effect. Every effect type is either translated
+        here or listed in :attr:`declines`; none may be an answer when this effect needs no
+        command in this world (stats of a token no sheet maps). A question to a player
+        (``AskPlayer``) that gets no command is put to the GM instead, and logged.
         ``world`` is for reading only (:class:`vttbridge.sdk.world.WorldView`)."""
 
 
@@ -147,6 +162,25 @@ def check_adapter(adapter: Adapter) -> None:
     for event, model in adapter.inbound.items():
         if not (isinstance(model, type) and issubclass(model, Inbound)):
             raise ValueError(f"adapter {name}: inbound[{event!r}] must subclass adapters.Inbound")
+    effects = effect_classes()
+    for declined in adapter.declines:
+        if declined not in effects:
+            names = {c.__name__: c for c in effects}
+            shown = getattr(declined, "__name__", repr(declined))
+            match = close_match(str(shown), names)
+            hint = f"; did you mean {match}?" if match else ""
+            raise ValueError(
+                f"adapter {name}: declines {shown}, which is not an effect{hint} (effects: "
+                f"{', '.join(sorted(names))})"
+            )
+
+
+def effect_classes() -> tuple[type[BaseEffect], ...]:
+    """Every effect class an adapter gets (the members of :data:`vttbridge.sdk.effects.Effect`)."""
+    from vttbridge.sdk.effects import Effect
+
+    union = typing.get_args(Effect)[0]
+    return typing.get_args(union)
 
 
 AdapterSource = Adapter | type[Adapter] | Callable[[], Adapter]

@@ -9,7 +9,8 @@ Whoever's move enters the region sets the Ready off: Kevin's IC drops to the cur
 his player is asked whether he fires or holds back (a Reflex save, DC 15). The script adds
 flavour: it tells the GM when anyone reaches the corner, and it registers a named condition,
 ``hostile_at_corner``, for a choosier Ready (``--when hostile_at_corner``) that only a hostile
-token coming round the corner sets off.
+token coming round the corner sets off (a token's disposition comes from the VTT: hostile is
+negative).
 
 Run it with ``vttbridge serve --script examples/corner_ambush.py``; ``tests/examples`` plays
 the Ready example of ``docs/rules.md`` through it.
@@ -17,7 +18,7 @@ the Ready example of ``docs/rules.md`` through it.
 
 from __future__ import annotations
 
-from vttbridge.sdk import Context, Script, TokenMoved, rect
+from vttbridge.sdk import Context, Script, TokenMoved, entered, rect
 
 script = Script("corner_ambush", system="spycraft")
 
@@ -33,6 +34,7 @@ def footsteps(event: TokenMoved, ctx: Context) -> None:
 
 @script.condition("hostile_at_corner", on=[TokenMoved])
 def hostile_at_corner(event: TokenMoved, ctx: Context) -> bool:
-    """A hostile token ends its move in the corner region."""
-    tok = ctx.tokens[event.token]
-    return tok.disposition < 0 and event.to_cell in CORNER and event.from_cell not in CORNER
+    """A hostile token comes round the corner."""
+    # entered() walks the path as `--when corner` does: a thug who runs through the corner
+    # and stops beyond it came round it too
+    return ctx.tokens[event.token].disposition < 0 and entered(event, CORNER) is not None

@@ -135,6 +135,9 @@ class WorldAccess(Protocol):
     def commands(self) -> dict[str, Any]:
         """Every chat command loaded, by name (aliases included)."""
 
+    def scripts(self) -> list[Script]:
+        """The scripts loaded in the world, in load order (the built-ins first)."""
+
 
 class Context:
     """What a callback can do. ``event`` is the event being handled; ``cell``/``region_name``
@@ -504,6 +507,11 @@ class Context:
     def commands(self) -> dict[str, Any]:
         """Every chat command loaded in this world, by name (aliases included)."""
         return self._rt.commands()
+
+    def scripts(self) -> list[Script]:
+        """The scripts loaded in this world, in load order (the built-ins first), with what
+        each registered: read them, never change them."""
+        return self._rt.scripts()
 
     def set_option(self, name: str, value: Any) -> None:
         """Change a rules ⚙ option (:class:`vttbridge.rules.options.Options`: a shared one or one

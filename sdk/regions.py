@@ -2,15 +2,23 @@
 
 Shapes are plain functions returning cell lists, so a script writes
 ``script.region("corner", rect(10, 4, 12, 6))`` or combines shapes with ``+``.
+
+:func:`entered` answers "did this move enter the region?" the way ``@script.on_enter`` and a
+Ready's ``--when <region>`` do, walking every cell of the path: a condition that uses it agrees
+with them (a mover who crosses the region and stops beyond it did enter it).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, PrivateAttr
 from vttbridge.rules.geometry import Cell, Grid
+
+if TYPE_CHECKING:
+    from vttbridge.sdk.events import TokenMoved
 
 XY = tuple[int, int]
 
@@ -109,3 +117,34 @@ def path_xy(waypoints: Iterable[Cell]) -> list[XY]:
             out.extend(leg)
         prev = cur
     return out
+
+
+def entered(
+    move: TokenMoved,
+    region: Region | Iterable[Cell | tuple[int, int]],
+    start: Cell | None = None,
+) -> Cell | None:
+    """The first cell where ``move`` goes from outside ``region`` to inside it, walking every
+    cell of its path, waypoints included; None when it never does. So a move that crosses the
+    region and stops beyond it entered it, and one that starts inside and stays inside did
+    not. This is how ``@script.on_enter`` and a Ready's ``--when <region>`` decide, so a
+    condition written with it agrees with them::
+
+        @script.condition("vault_entered")
+        def vault_entered(event: TokenMoved, ctx: Context) -> bool:
+            return entered(event, ctx.region("vault")) is not None
+
+    ``start`` is where the move began when the event does not say (``from_cell``): a
+    ``before_move`` judge passes ``ctx.cell_of(event.token)``."""
+    if isinstance(region, Region):
+        inside = region.xy
+    else:
+        inside = frozenset((c.x, c.y) if isinstance(c, Cell) else (c[0], c[1]) for c in region)
+    path = path_xy(move.waypoints(start))
+    was_in = bool(path) and path[0] in inside
+    for xy in path[1:]:
+        now_in = xy in inside
+        if now_in and not was_in:
+            return _c(*xy)
+        was_in = now_in
+    return None

@@ -20,25 +20,41 @@ event; one taking two gets ``(event, ctx)`` (commands: ``(cmd, ctx)``; choice ha
 ``(prompt, answer, ctx)``; ``on_load`` and ``on_unload``: ``(ctx)``). Registering never
 touches a world: the runtime reads a script's registrations when it loads it, and drops them
 when it unloads it.
+
+Mistakes are told when the file loads (:mod:`vttbridge.sdk.checks`), never at the table: a
+callback that cannot be called the way its decorator calls it, event types that are not event
+classes or that disagree with the first parameter's annotation, an unknown game system, a
+command, condition or choice defined twice, or one replacing another script's without
+``override=True`` each raise an error naming the callback, its file and line.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
-import types
 import typing
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from vttbridge.rules import actions
 from vttbridge.rules import systems as rules_systems
 from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.checks import (
+    check_callback,
+    check_receives,
+    close_match,
+    did_you_mean,
+    event_types,
+    shown_path,
+    where,
+)
+from vttbridge.sdk.context import Context
 from vttbridge.sdk.events import BaseEvent, ChatCommand, TokenMoved
 from vttbridge.sdk.regions import Region
 from vttbridge.sdk.triggers import EnterSpec, WithinSpec
+from vttbridge.sdk.world import Prompt
 
 F = typing.TypeVar("F", bound=Callable[..., Any])
 Role = Literal["observer", "player", "gm"]
@@ -91,6 +107,17 @@ class CommandHandler(Registered):
     aliases: tuple[str, ...] = ()
     cost: str | None = None
     """What the command costs its actor in combat (see :mod:`vttbridge.sdk.economy`), or None."""
+    override: bool = False
+    """It may replace another script's command of the same name."""
+    free_if: Callable[[ChatCommand], bool] | None = None
+    """When it says true of a command, that command costs nothing (a question such as
+    ``!ready --when ?``)."""
+
+    def costs(self, cmd: ChatCommand) -> str | None:
+        """What ``cmd`` costs: the declared cost, or None when ``free_if`` frees it."""
+        if self.cost is None or (self.free_if is not None and self.free_if(cmd)):
+            return None
+        return self.cost
 
 
 @dataclass(eq=False)
@@ -102,11 +129,16 @@ class MoveJudge(Registered):
 class Condition(Registered):
     name: str = ""
     types: tuple[type[BaseEvent], ...] = ()
+    """The events it is tested on; empty: only ``ctx.signal(name)`` sets it off."""
+    description: str = ""
+    """What it means, in words (players read it when it sets a Ready off)."""
+    override: bool = False
 
 
 @dataclass(eq=False)
 class ChoiceHandler(Registered):
     kind: str = ""
+    override: bool = False
 
 
 @dataclass(eq=False)
@@ -124,6 +156,9 @@ class Hook(Registered):
     pass
 
 
+_EVENT_CTX = ("event", "ctx")
+
+
 @dataclass(eq=False)
 class Script:
     """A named bundle of callbacks. ``name`` must be unique within a world."""
@@ -135,7 +170,8 @@ class Script:
     """The game system it is for (``"spycraft"``, ``"foe"``); None for any. Its commands,
     listeners and move judges work in a world of that system only (elsewhere a command is
     answered "that is a ... command"), and ``!help`` lists only the commands of the world's
-    system."""
+    system. A name no installed system has is refused (``ValueError``, with the closest
+    installed name)."""
     listeners: list[Listener] = field(default_factory=list)
     commands: dict[str, CommandHandler] = field(default_factory=dict)
     conditions: dict[str, Condition] = field(default_factory=dict)
@@ -150,28 +186,40 @@ class Script:
     """Built-in: its plain callbacks run without the watchdog (:mod:`vttbridge.sdk.watchdog`)."""
 
     def __post_init__(self) -> None:
+        # the module that created the script, for error reports
+        frame = inspect.currentframe()
+        caller = frame.f_back.f_back if frame and frame.f_back else None
         if self.file is None:
-            # the module that created the script, for error reports
-            frame = inspect.currentframe()
-            caller = frame.f_back.f_back if frame and frame.f_back else None
             self.file = caller.f_code.co_filename if caller else None
+        if self.system is not None and self.system not in rules_systems.names():
+            installed = rules_systems.names()
+            at = f"{shown_path(self.file)}:{caller.f_lineno}: " if caller and self.file else ""
+            raise ValueError(
+                f"{at}Script({self.name!r}, system={self.system!r}): no game system "
+                f"{self.system!r} is installed.{did_you_mean(self.system, installed)} "
+                f"Installed: {', '.join(installed) or 'none'}."
+            )
 
     # -- decorators --------------------------------------------------------------------------
     def on(
         self,
-        *event_types: type[BaseEvent],
+        *kinds_given: type[BaseEvent],
         token: str | None = None,
         when: Callable[[Any], bool] | None = None,
     ) -> Callable[[F], F]:
         """Listen for events of these types (subclasses included; ``BaseEvent`` for all).
-        Without types, the first parameter's annotation says (a union lists several).
-        ``token`` keeps events about that token only; ``when(event)`` filters further."""
+        Without types, the first parameter's annotation says (a union lists several); with
+        both, the annotation must accept every type given. ``token`` keeps events about that
+        token only; ``when(event)`` filters further."""
+        shown = ", ".join(getattr(t, "__name__", repr(t)) for t in kinds_given)
 
         def deco(fn: F) -> F:
-            kinds = event_types or _annotated_events(fn)
-            if not kinds:
-                raise TypeError(f"{fn.__name__}: name the event types or annotate the parameter")
-            self.listeners.append(Listener(self, fn, types=tuple(kinds), token=token, when=when))
+            decorator = f"@script.on({shown})"
+            check_callback(fn, decorator, _EVENT_CTX)
+            kinds = event_types(fn, kinds_given, decorator, _EVENT_CTX)
+            if when is not None:
+                check_callback(when, f"{decorator}'s when=", ("event",), at_least=1)
+            self.listeners.append(Listener(self, fn, types=kinds, token=token, when=when))
             return fn
 
         return deco
@@ -185,6 +233,8 @@ class Script:
         role: Role = "player",
         aliases: Iterable[str] = (),
         cost: str | None = None,
+        override: bool = False,
+        free_if: Callable[[ChatCommand], bool] | None = None,
     ) -> Callable[[F], F]:
         """Handle ``!name ...`` in chat; the callback gets ``(cmd: ChatCommand, ctx)``.
         ``role`` is the least role allowed to give it. Raise :class:`sdk.UsageError` for bad
@@ -195,48 +245,106 @@ class Script:
         (``"attack"``, ``"ready"``, ``"charge"``: see :mod:`vttbridge.rules.actions`). The
         runtime checks it before the callback runs and spends it once the callback succeeded
         (:mod:`vttbridge.sdk.economy`); a command refused for want of budget does not run, one that
-        raises spends nothing."""
+        raises spends nothing. ``free_if(cmd)`` true makes that one command free (a
+        question about the command rather than the action).
+
+        A name (or alias) another loaded script already answers is refused when the script
+        loads, unless ``override=True``: then this one replaces it (the built-in ``!stats``
+        too)."""
         if cost is not None:
             _check_cost(cost, self.system, name)
+        names = [n.lower().lstrip("!") for n in (name, *aliases)]
 
         def deco(fn: F) -> F:
+            decorator = f"@script.command({name!r})"
+            for n in names:
+                if not n or any(c.isspace() for c in n):
+                    raise TypeError(
+                        f"{where(fn)}: {decorator}: {n!r} is no command name (one word)."
+                    )
+            check_callback(fn, decorator, ("cmd", "ctx"))
+            check_receives(fn, decorator, ChatCommand, ("cmd", "ctx"))
+            if free_if is not None:
+                check_callback(free_if, f"{decorator}'s free_if=", ("cmd",), at_least=1)
             cmd = CommandHandler(
                 self,
                 fn,
-                name=name.lower().lstrip("!"),
-                usage=usage or f"!{name}",
+                name=names[0],
+                usage=usage or f"!{names[0]}",
                 help=help or (inspect.getdoc(fn) or "").split("\n")[0],
                 role=role,
-                aliases=tuple(a.lower().lstrip("!") for a in aliases),
+                aliases=tuple(names[1:]),
                 cost=cost,
+                override=override,
+                free_if=free_if,
             )
-            for n in (cmd.name, *cmd.aliases):
+            for n in names:
+                self._unique(self.commands, n, fn, f"!{n}", "a command")
+            for n in names:
                 self.commands[n] = cmd
             return fn
 
         return deco
 
-    def condition(self, name: str, *, on: Iterable[type[BaseEvent]] = ()) -> Callable[[F], F]:
+    def condition(
+        self,
+        name: str,
+        *,
+        on: Iterable[type[BaseEvent]] | None = None,
+        description: str = "",
+        override: bool = False,
+    ) -> Callable[[F], F]:
         """A named condition a Ready can use as its trigger (``!ready shoot --when name``): a
-        predicate ``(event, ctx) -> bool`` tested on events of the types in ``on`` (default:
-        token moves, chat commands and declared actions). ``ctx.owner`` is the token whose
-        trigger is being decided (who readied), so "an enemy comes near" can mean his enemy;
-        it is decided once per owner. An ``async def`` condition is awaited (within the
-        world's ``script_budget``; it may await its own I/O, not ``ctx.ask``/``wait_for``)."""
+        predicate ``(event, ctx) -> bool`` tested on the events of the types in ``on``; without
+        ``on``, the types its first parameter is annotated with (``event: TokenMoved``); with
+        ``on=[]``, on no event: only ``ctx.signal(name)`` sets it off. A condition that says
+        neither is refused when it is decorated.
+
+        ``ctx.owner`` is the token whose trigger is being decided (who readied), so "an enemy
+        comes near" can mean his enemy; it is decided once per owner. An ``async def``
+        condition is awaited (within the world's ``script_budget``; it may await its own I/O,
+        not ``ctx.ask``/``wait_for``). ``description`` says in words what it means (default:
+        the docstring's first line): players read it when it sets a Ready off. A name another
+        loaded script's condition has is refused unless ``override=True``."""
 
         def deco(fn: F) -> F:
-            kinds = tuple(on) or _annotated_events(fn) or _default_condition_types()
-            self.conditions[name] = Condition(self, fn, name=name, types=kinds)
+            decorator = f"@script.condition({name!r})"
+            check_callback(fn, decorator, _EVENT_CTX, at_least=1)
+            given = None if on is None else tuple(on)
+            if given == ():
+                kinds: tuple[type[BaseEvent], ...] = ()
+            else:
+                kinds = event_types(
+                    fn, given, decorator, _EVENT_CTX, hint="; on=[] if only ctx.signal sets it off"
+                )
+            self._unique(self.conditions, name, fn, f"the condition {name!r}", "a condition")
+            text = description or (inspect.getdoc(fn) or "").split("\n")[0].rstrip(".")
+            self.conditions[name] = Condition(
+                self,
+                fn,
+                name=name,
+                types=kinds,
+                description=text or name.replace("_", " "),
+                override=override,
+            )
             return fn
 
         return deco
 
-    def choice(self, kind: str) -> Callable[[F], F]:
-        """Resolve prompts made from vttbridge.rules ``Choice``s of ``kind``: ``(prompt, answer,
-        ctx)``."""
+    def choice(self, kind: str, *, override: bool = False) -> Callable[[F], F]:
+        """Resolve the questions opened for a rules ``Choice`` of ``kind`` (a rule's
+        :class:`vttbridge.rules.outcome.Choice`, such as the Ready's ``"ready_cancel"``): the
+        callback gets ``(prompt: Prompt, answer: str, ctx)`` once the player answered or the
+        question timed out. Replacing a loaded script's handler of the same kind (a built-in
+        rule's) needs ``override=True``."""
 
         def deco(fn: F) -> F:
-            self.choices[kind] = ChoiceHandler(self, fn, kind=kind)
+            decorator = f"@script.choice({kind!r})"
+            call = ("prompt", "answer", "ctx")
+            check_callback(fn, decorator, call)
+            check_receives(fn, decorator, Prompt, call)
+            self._unique(self.choices, kind, fn, f"the choice {kind!r}", "a choice handler")
+            self.choices[kind] = ChoiceHandler(self, fn, kind=kind, override=override)
             return fn
 
         return deco
@@ -246,6 +354,9 @@ class Script:
         callback gets ``(event, ctx)`` with ``ctx.trigger`` set to the watch."""
 
         def deco(fn: F) -> F:
+            decorator = f"@script.watch_handler({name!r})"
+            check_callback(fn, decorator, _EVENT_CTX)
+            self._unique(self.watch_handlers, name, fn, f"the watch handler {name!r}", "one")
             self.watch_handlers[name] = WatchHandler(self, fn, name=name)
             return fn
 
@@ -253,19 +364,37 @@ class Script:
 
     def on_enter(
         self,
-        region: str | None = None,
+        region: str | Region | None = None,
         *,
         cells: Iterable[Cell | tuple[int, int]] | None = None,
         token: str | None = None,
         exclude: str | None = None,
     ) -> Callable[[F], F]:
-        """Fire when a token's move enters ``region`` (or ``cells``) from outside. The callback
-        gets ``(event: TokenMoved, ctx)``; ``ctx.cell`` is the cell where it entered."""
+        """Fire when a token's move enters ``region`` (a name, or the :class:`Region`
+        :meth:`region` returned) or ``cells`` from outside, walking every cell of its path
+        (see :func:`vttbridge.sdk.regions.entered`). The callback gets ``(event: TokenMoved,
+        ctx)``; ``ctx.cell`` is the cell where it entered. A name close to one of this
+        script's own regions but not one (``"vualt"``) is refused; a name the script does not
+        define may be a region drawn in the VTT, and the GM is told when the scene arrives
+        without it."""
         if (region is None) == (cells is None):
             raise TypeError("on_enter needs a region name or cells, not both")
+        name = region.name if isinstance(region, Region) else region
         cell_list = None if cells is None else [_cell(c) for c in cells]
-        spec = EnterSpec(region=region, cells=cell_list, token=token, exclude=exclude)
-        return self._position(spec)
+        spec = EnterSpec(region=name, cells=cell_list, token=token, exclude=exclude)
+        decorator = f"@script.on_enter({name or 'cells'!r})"
+        register = self._position(spec, decorator)
+
+        def deco(fn: F) -> F:
+            match = None if name in self.regions else close_match(name or "", self.regions)
+            if match is not None:
+                raise TypeError(
+                    f"{where(fn)}: {decorator} on {getattr(fn, '__name__', fn)}: this script "
+                    f"defines no region {name!r}; did you mean {match!r}?"
+                )
+            return register(fn)
+
+        return deco
 
     def on_within(
         self, anchor: str, distance: float, *, token: str | None = None
@@ -273,11 +402,14 @@ class Script:
         """Fire when a token (other than ``anchor``) comes within ``distance`` feet of the
         ``anchor`` token."""
         return self._position(
-            WithinSpec(anchor=anchor, distance=distance, token=token, exclude=anchor)
+            WithinSpec(anchor=anchor, distance=distance, token=token, exclude=anchor),
+            f"@script.on_within({anchor!r}, {distance!r})",
         )
 
-    def _position(self, spec: Any) -> Callable[[F], F]:
+    def _position(self, spec: Any, decorator: str) -> Callable[[F], F]:
         def deco(fn: F) -> F:
+            check_callback(fn, decorator, _EVENT_CTX)
+            check_receives(fn, decorator, TokenMoved, _EVENT_CTX)
             self.position_triggers.append(PositionTrigger(self, fn, spec=spec))
             return fn
 
@@ -294,33 +426,50 @@ class Script:
         ``TokenMoved``. A judge must be a plain function (it runs before anything else)."""
         if inspect.iscoroutinefunction(fn):
             raise TypeError(
-                f"{getattr(fn, '__name__', fn)}: a before_move judge must be a plain function, "
-                "not async (a move is judged before anything else happens)"
+                f"{where(fn)}: {getattr(fn, '__name__', fn)}: a before_move judge must be a "
+                "plain function, not async (a move is judged before anything else happens)"
             )
+        check_callback(fn, "@script.before_move", _EVENT_CTX)
+        check_receives(fn, "@script.before_move", TokenMoved, _EVENT_CTX)
         self.move_judges.append(MoveJudge(self, fn))
         return fn
 
     def on_load(self, fn: F) -> F:
         """Run ``fn(ctx)`` each time the script is loaded into a world (and after a reload)."""
+        check_callback(fn, "@script.on_load", ("ctx",))
+        check_receives(fn, "@script.on_load", Context, ("ctx",))
         self.load_hooks.append(Hook(self, fn))
         return fn
 
     def on_unload(self, fn: F) -> F:
         """Run ``fn(ctx)`` each time the script leaves a world: it is unloaded, replaced by a
         reload (before the new version's ``on_load``), or the world stops."""
+        check_callback(fn, "@script.on_unload", ("ctx",))
+        check_receives(fn, "@script.on_unload", Context, ("ctx",))
         self.unload_hooks.append(Hook(self, fn))
         return fn
 
     def region(
         self, name: str, cells: Iterable[Cell | tuple[int, int]], *, scene: str | None = None
     ) -> Region:
-        """Define a named region (see :mod:`vttbridge.sdk.regions` for shapes); it joins the world's
-        regions when the script loads."""
+        """Define a named region (see :mod:`vttbridge.sdk.regions` for shapes); it joins the
+        world's regions when the script loads."""
         reg = Region(
             name=name, cells=[_cell(c) for c in cells], scene=scene, source=f"script:{self.name}"
         )
         self.regions[name] = reg
         return reg
+
+    def _unique(
+        self, table: Mapping[str, Registered], key: str, fn: Any, what: str, kind: str
+    ) -> None:
+        """A name registered twice in one script is a mistake: tell it, with both places."""
+        old = table.get(key)
+        if old is not None and old.fn is not fn:
+            raise TypeError(
+                f"{where(fn)}: {what} is already {kind} of this script ({old.fn.__name__} at "
+                f"{where(old.fn)}); give one of them another name."
+            )
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -333,19 +482,14 @@ def _cell(c: Cell | tuple[int, int]) -> Cell:
 def _check_cost(cost: str, system: str | None, command: str) -> None:
     """A command's declared cost must be one the economy knows (in the script's system, or in
     any installed one)."""
-    names = [system] if system else rules_systems.names()
-    if not any(actions.known(s, cost) for s in names):
-        known = sorted({n for s in names for n in actions.costs(s)})
+    among = [system] if system else rules_systems.names()
+    if not any(actions.known(s, cost) for s in among):
+        names = sorted({n for s in among for n in actions.costs(s)})
+        hint = did_you_mean(cost, [*names, "free", "half", "full", "action", "both"])
         raise ValueError(
-            f"!{command}: unknown cost {cost!r}; give free, half, full (or action, both) "
-            f"or an action the rules name: {', '.join(known)}"
+            f"!{command}: unknown cost {cost!r}.{hint} Give free, half, full (or action, both) "
+            f"or an action the rules name: {', '.join(names)}"
         )
-
-
-def _default_condition_types() -> tuple[type[BaseEvent], ...]:
-    from vttbridge.sdk.events import ActionDeclared
-
-    return (TokenMoved, ChatCommand, ActionDeclared)
 
 
 _POSITIONAL_COUNTS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
@@ -376,21 +520,3 @@ def _positional_count(fn: Callable[..., Any]) -> int:
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             n += 1
     return n
-
-
-def _annotated_events(fn: Callable[..., Any]) -> tuple[type[BaseEvent], ...]:
-    """Event classes named by the first parameter's annotation (hikari-style inference)."""
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:  # unresolvable forward refs: fall back to explicit types
-        return ()
-    params = list(inspect.signature(fn).parameters)
-    if not params or params[0] not in hints:
-        return ()
-    ann = hints[params[0]]
-    args = (
-        typing.get_args(ann)
-        if typing.get_origin(ann) in (typing.Union, types.UnionType)
-        else (ann,)
-    )
-    return tuple(a for a in args if isinstance(a, type) and issubclass(a, BaseEvent))

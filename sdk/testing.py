@@ -13,12 +13,22 @@ helpers to feed events and assert on the effects -- no VTT, no network::
 ``dice`` are the faces the dice show, in order (a :class:`vttbridge.rules.dice.ScriptedRoller`);
 push more with ``w.dice(...)``. ``await w.advance(60)`` moves the clock on, firing prompt and
 ``wait_for`` timeouts, and returns the effects they produced.
+
+A token is neutral unless its ``disposition`` says otherwise (``"hostile"``, ``"friendly"``,
+``"neutral"``, ``"secret"``, or the VTT's -1, 1, 0, -2): a friend-or-foe condition needs it.
+``w.said(...)`` is true when a chat line contains the text; when it is not, its repr is the chat
+that was searched, so a failing ``assert w.said(...)`` shows what was said instead.
+
+The harness is asynchronous: run its tests with pytest-asyncio (``pip install pytest
+pytest-asyncio``), marking each ``@pytest.mark.asyncio`` or setting ``asyncio_mode = "auto"``
+in the project's pytest configuration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from vttbridge.rules.dice import Roller, ScriptedRoller
 from vttbridge.rules.geometry import Cell, Grid
@@ -47,10 +57,61 @@ from vttbridge.sdk.runtime import WorldRuntime
 from vttbridge.sdk.world import Prompt, WorldSettings
 
 CellLike = Cell | tuple[int, int]
+Disposition = Literal["hostile", "neutral", "friendly", "secret"] | int
+DISPOSITIONS = {"hostile": -1, "neutral": 0, "friendly": 1, "secret": -2}
+"""A disposition's name -> the VTT's number (Foundry's: hostile -1, friendly 1)."""
 
 
 def cell(c: CellLike) -> Cell:
     return c if isinstance(c, Cell) else Cell(x=c[0], y=c[1])
+
+
+def disposition_value(value: Disposition) -> int:
+    """A token's disposition as the VTT numbers it; a name from :data:`DISPOSITIONS`."""
+    if isinstance(value, str):
+        try:
+            return DISPOSITIONS[value.lower()]
+        except KeyError:
+            known = ", ".join(DISPOSITIONS)
+            raise ValueError(f"disposition {value!r}: give one of {known}, or a number") from None
+    return value
+
+
+@dataclass(frozen=True)
+class Said:
+    """What :meth:`WorldHarness.said` answers: true when a chat line contained ``fragment``.
+    Its repr is the chat it searched, each line with whom it was whispered to, so a failing
+    ``assert w.said(...)`` prints what was said instead."""
+
+    found: bool
+    fragment: str
+    whisper_to: str | bool | None
+    chat: tuple[tuple[str | None, str], ...]
+    """Every chat line searched: (whispered to, or None for public; the text)."""
+
+    def __bool__(self) -> bool:
+        return self.found
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, bool):
+            return self.found is other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.found)
+
+    def __repr__(self) -> str:
+        if self.found:
+            return f"<said {self.fragment!r}>"
+        scope = (
+            ""
+            if self.whisper_to is False
+            else " in public"
+            if self.whisper_to is None
+            else f" to {self.whisper_to}"
+        )
+        lines = " | ".join(f"[{to or 'public'}] {text}" for to, text in self.chat)
+        return f"<nothing said{scope} contains {self.fragment!r}; the chat: {lines or 'none'}>"
 
 
 class WorldHarness:
@@ -136,11 +197,21 @@ class WorldHarness:
         return await self.runtime.submit(event)
 
     async def scene(
-        self, grid: Grid | None = None, players: Sequence[Player] = (), scene: str = "scene"
+        self,
+        grid: Grid | None = None,
+        players: Sequence[Player] = (),
+        scene: str = "scene",
+        regions: Mapping[str, Iterable[CellLike]] | None = None,
     ) -> list[Effect]:
-        """Send an empty scene snapshot (sets the grid and the players)."""
+        """Send a scene snapshot as a VTT would: the grid, the players and the ``regions``
+        drawn in the VTT (name -> cells). It has no tokens: the world's are forgotten."""
+        drawn = {name: [cell(c) for c in cs] for name, cs in (regions or {}).items()}
         return await self.send(
-            SceneSnapshot(scene=SceneData(id=scene, grid=grid or Grid()), players=list(players))
+            SceneSnapshot(
+                scene=SceneData(id=scene, grid=grid or Grid()),
+                players=list(players),
+                regions=drawn,
+            )
         )
 
     async def token(
@@ -151,18 +222,19 @@ class WorldHarness:
         *,
         owner: str | None = None,
         actor: str | None = None,
-        disposition: int = 0,
+        disposition: Disposition = "neutral",
         hidden: bool = False,
         **stats: Any,
     ) -> list[Effect]:
-        """Create a token; keyword arguments are its rule stats."""
+        """Create a token; keyword arguments are its rule stats. It is neutral unless
+        ``disposition`` says (``"hostile"``, ``"friendly"``... or the VTT's number)."""
         data = TokenData(
             id=id,
             name=name or id,
             cell=cell(at),
             actor=actor,
             owners=[owner] if owner else [],
-            disposition=disposition,
+            disposition=disposition_value(disposition),
             hidden=hidden,
             stats=stats,
         )
@@ -229,10 +301,15 @@ class WorldHarness:
         effects: Iterable[BaseEffect] | None = None,
         *,
         whisper_to: str | bool | None = False,
-    ) -> bool:
-        """Whether any chat text (case-insensitive) contains ``fragment``."""
+    ) -> Said:
+        """Whether any chat text of ``effects`` (all so far when None) contains ``fragment``,
+        case-insensitive (only lines whispered to ``whisper_to`` when given; ``None``: public
+        ones). The answer is true or false, and shows the chat when false."""
+        effs = list(self.effects if effects is None else effects)
         frag = fragment.lower()
-        return any(frag in t.lower() for t in self.chat_lines(effects, whisper_to=whisper_to))
+        found = any(frag in t.lower() for t in self.chat_lines(effs, whisper_to=whisper_to))
+        chat = tuple((e.whisper_to, e.text) for e in effs if isinstance(e, PostChat))
+        return Said(found, fragment, whisper_to, chat)
 
     @staticmethod
     def of(kind: type[BaseEffect], effects: Iterable[BaseEffect]) -> list[Any]:
@@ -254,5 +331,9 @@ class WorldHarness:
     def turns(effects: Iterable[BaseEffect]) -> list[tuple[int, str | None]]:
         return [(e.round, e.token) for e in effects if isinstance(e, AdvanceTurn)]
 
+    def __repr__(self) -> str:
+        tail = self.chat_lines()[-5:]
+        return f"<WorldHarness {self.runtime.world_id}: last chat {tail}>"
 
-__all__ = ["WorldHarness", "cell"]
+
+__all__ = ["DISPOSITIONS", "Said", "WorldHarness", "cell", "disposition_value"]

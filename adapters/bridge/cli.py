@@ -377,12 +377,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     for noisy in ("aiohttp.access", "socketio", "engineio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    from vttbridge.sdk.checks import check_loading, registered
     from vttbridge.sdk.errors import ScriptError
     from vttbridge.sdk.loader import load_source
+    from vttbridge.sdk.runtime.scripts import builtin_scripts
 
+    loaded = builtin_scripts()
     for script in args.script:
         try:  # fail now, with the script's own error, rather than once per world
-            load_source(Path(script))
+            scripts = load_source(Path(script))[0]
+            check_loading(scripts, *registered(loaded))  # a clash with a built-in, say
+            loaded += scripts
         except ScriptError as e:
             print(f"vttbridge: cannot load --script {script}: {e}", file=sys.stderr)
             return 2

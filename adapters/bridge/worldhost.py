@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from vttbridge.adapters.base import Adapter, Command, Inbound, TranslationError
+from vttbridge.adapters.base import Adapter, Inbound, TranslationError
 from vttbridge.adapters.bridge import outbox
 from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.declined import commands_for
 from vttbridge.adapters.bridge.outbox import Outbox, Subscriber
 from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
 from vttbridge.adapters.bridge.storage import Lease, NotOwner, Storage
@@ -534,14 +535,12 @@ class WorldHost:
         world = self.runtime.world
         logged = False
         for eff in effects:
-            try:
-                commands = adapter.translate_out(eff, world)
+            try:  # a declined effect gets its fallback (a question goes to the GM)
+                commands = commands_for(adapter, eff, world)
             except Exception:  # one effect the adapter cannot show must not stop the rest
                 log.exception("World %r: the %s adapter failed on %r", self.name, adapter.name, eff)
                 continue
             for cmd in commands:
-                if not isinstance(cmd, Command):
-                    cmd = Command.model_validate(cmd)
                 self.seq += 1
                 self.outbox.log(outbox.message(self.seq, cmd))
                 logged = True

@@ -66,9 +66,10 @@ class CommandRunner:
             emit(PostChat(text=f"Only {who} may use !{c.name}.", whisper_to=reply_to))
             return
         bill = None
-        if c.cost is not None:  # checked before it runs, spent once it succeeded
+        cost = c.costs(cmd)
+        if cost is not None:  # checked before it runs, spent once it succeeded
             try:
-                bill = economy.bill(self._world, cmd, c.cost, c.name)
+                bill = economy.bill(self._world, cmd, cost, c.name)
             except RuleError as e:
                 emit(PostChat(text=e.message, whisper_to=reply_to))
                 return

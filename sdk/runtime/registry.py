@@ -109,6 +109,14 @@ class Registry:
     def condition_names(self) -> list[str]:
         return list(self._conditions)
 
+    def conditions(self) -> dict[str, Condition]:
+        """Every script condition, by name: a copy."""
+        return dict(self._conditions)
+
+    def choices(self) -> dict[str, ChoiceHandler]:
+        """Every choice handler, by kind: a copy."""
+        return dict(self._choices)
+
     def choice(self, kind: str) -> ChoiceHandler | None:
         return self._choices.get(kind)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vttbridge.sdk.checks import check_loading
 from vttbridge.sdk.context import Context, WorldAccess
 from vttbridge.sdk.effects import (
     PostChat,
@@ -46,15 +47,16 @@ def builtin_scripts() -> list[Script]:
     (:mod:`vttbridge.sdk.chat`), every installed game system's scripts
     (:func:`vttbridge.sdk.systems.tables`: each answers in a world of its system only), held
     moves (:mod:`vttbridge.sdk.holds`) and each token's movement left for the VTT's ruler
-    (:mod:`vttbridge.sdk.budget`). Imported on first use: they import the SDK."""
-    from vttbridge.sdk import budget, holds
+    (:mod:`vttbridge.sdk.budget`), and the scripts' checks only a world can make
+    (:mod:`vttbridge.sdk.world_checks`). Imported on first use: they import the SDK."""
+    from vttbridge.sdk import budget, holds, world_checks
     from vttbridge.sdk.chat import core
     from vttbridge.sdk.systems import tables
 
     scripts = [core.script]
     for table in tables().values():
         scripts.extend(table.scripts)
-    scripts += [holds.script, budget.script]
+    scripts += [holds.script, budget.script, world_checks.script]
     for script in scripts:
         # our own code, and installed systems': no watchdog on their callbacks (a token move
         # runs one)
@@ -155,6 +157,8 @@ class ScriptLoader:
         for s in loaded.scripts:
             if self._registry.has(s.name):
                 raise ScriptError(f"a script named {s.name!r} is already loaded")
+        reg = self._registry
+        check_loading(loaded.scripts, reg.commands(), reg.conditions(), reg.choices())
         for s in loaded.scripts:
             self._register(s)
         self._loaded[loaded.source.ref + "#" + loaded.scripts[0].name] = loaded

@@ -40,8 +40,10 @@ from __future__ import annotations
 from typing import Any
 
 from vttbridge.rules.outcome import RuleError
+from vttbridge.sdk import when
 from vttbridge.sdk.chat.core import actor_as, actor_of
 from vttbridge.sdk.chat.parsing import parse_distance, parse_int, split_flags
+from vttbridge.sdk.checks import did_you_mean
 from vttbridge.sdk.context import Context
 from vttbridge.sdk.errors import UsageError
 from vttbridge.sdk.events import (
@@ -104,7 +106,8 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
         name = regions.get(rest)
         if name is None:
             known = ", ".join(sorted(ctx.world.regions)) or "none defined"
-            raise UsageError(f"No region {rest_raw!r} (regions: {known}).")
+            hint = did_you_mean(rest, ctx.world.regions)
+            raise UsageError(f"No region {rest_raw!r} (regions: {known}).{hint}")
         return EnterSpec(region=name, exclude=actor), f"someone enters {name}"
     if head == "within" and rest:
         dist = parse_distance(rest.split()[0])
@@ -123,7 +126,8 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
         name = conditions.get(rest)
         if name is None:
             known = ", ".join(sorted(ctx.condition_names())) or "none loaded"
-            raise UsageError(f"No condition {rest_raw!r} (conditions: {known}).")
+            hint = did_you_mean(rest, ctx.condition_names())
+            raise UsageError(f"No condition {rest_raw!r} (conditions: {known}).{hint}")
         return ConditionSpec(name=name, exclude=actor), name
     if low in regions:
         return EnterSpec(region=regions[low], exclude=actor), f"someone enters {regions[low]}"
@@ -139,8 +143,12 @@ def parse_condition(text: str, ctx: Context, actor: str, timing: str) -> tuple[A
     "action <name>, a script condition, or anything the GM fires with !trigger); your turn "
     "ends, and firing it later costs nothing more.",
     cost=READY,
+    free_if=when.asks,
 )
 def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
+    if when.asks(cmd):
+        ctx.reply(when.listing(ctx))
+        return
     pos, flags = split_flags(cmd.argv, {"when": True, "timing": True, "as": True})
     if not pos or "when" not in flags:
         raise UsageError("Name the action and the trigger.")
@@ -150,6 +158,8 @@ def ready_cmd(cmd: ChatCommand, ctx: Context) -> None:
     actor = actor_as(cmd, ctx, flags)
     action = " ".join(pos)
     spec, description = parse_condition(str(flags["when"]), ctx, actor, timing)
+    if spec is None:
+        description = when.free_text(cmd, description, ctx)
     ctx.rule(rready.declare, actor, action, description, timing=timing)
     if spec is not None:
         data = {"actor": actor, "timing": timing}
@@ -183,7 +193,7 @@ def _describe(event: BaseEvent, ctx: Context) -> str:
         return f"{who} {verb} {event.action}"
     if ctx.cell is not None:
         return f"{who} comes within range"
-    return f"{who}: {getattr(event, 'condition', getattr(event, 'type', 'something'))}"
+    return when.happened(event, ctx)
 
 
 def _fire_ready(ctx: Context, actor: str, by: str | None, description: str) -> None:

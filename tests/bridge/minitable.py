@@ -14,7 +14,8 @@ Native events -> domain events:
 
 Effects -> ops:
     PostChat -> chat.post, UpdateToken -> token.update, SetInitiative -> combat.initiative,
-    AdvanceTurn -> combat.turn, AskPlayer -> chat.ask
+    AdvanceTurn -> combat.turn, AskPlayer -> chat.ask; it declines the rest (no sheets, no
+    status markers, no ruler, no held moves).
 """
 
 from __future__ import annotations
@@ -130,6 +131,9 @@ class MiniTable(Adapter):
         "noop": NoopIn,
     }
     outbound = {"chat.post": ChatPost, "token.update": TokenUpdate}
+    declines = frozenset(
+        {fx.UpdateStats, fx.UpdateConditions, fx.MovementBudget, fx.WatchMoves, fx.ReleaseMove}
+    )
 
     def translate_in(self, event: str, payload: Inbound, world: Any) -> list[ev.Event]:
         match payload:

@@ -150,3 +150,18 @@ def test_serve_refuses_a_broken_script(tmp_path, capsys):
     code, _, err = run(capsys, "serve", "--db", str(tmp_path / "w.sqlite3"), "--script",
                        str(script))  # fmt: skip
     assert code == 2 and "broken.py:3" in err and "ZeroDivisionError" in err
+
+
+def test_serve_refuses_a_script_that_replaces_a_built_in_command(tmp_path, capsys):
+    script = tmp_path / "my_stats.py"
+    script.write_text(
+        "from vttbridge.sdk import Script\n"
+        "script = Script('my_stats')\n"
+        "@script.command('stats')\n"
+        "def stats(cmd, ctx):\n"
+        "    ctx.reply('mine')\n"
+    )
+    code, _, err = run(capsys, "serve", "--db", str(tmp_path / "w.sqlite3"), "--script",
+                       str(script))  # fmt: skip
+    assert code == 2 and "my_stats.py:3: !stats is already a command of the 'core' script" in err
+    assert "override=True" in err

@@ -13,9 +13,17 @@ SCRIPT = Path(__file__).parents[2] / "examples" / "corner_ambush.py"
 async def world():
     # Kevin rolls 20 + 2 = IC 22; Gary (his ally) 14; a thug 10.
     async with WorldHarness(str(SCRIPT), dice=[20, 14, 10]) as w:
-        await w.token("kevin", "Kevin", (4, 5), owner="p-kevin", reflex=4, initiative=2)
-        await w.token("gary", "Gary", (14, 5), owner="p-gary", disposition=1)
-        await w.token("thug", "Thug", (14, 8), disposition=-1)
+        await w.token(
+            "kevin",
+            "Kevin",
+            (4, 5),
+            owner="p-kevin",
+            disposition="friendly",
+            reflex=4,
+            initiative=2,
+        )
+        await w.token("gary", "Gary", (14, 5), owner="p-gary", disposition="friendly")
+        await w.token("thug", "Thug", (14, 8), disposition="hostile")
         await w.gm_says("!init")
         yield w
 
@@ -60,9 +68,17 @@ async def test_nobody_comes_ready_carries_over_and_expires_at_his_ic(world):
 async def test_carried_over_ready_fires_before_his_ic_next_round():
     # A quick thug (IC 25) acts before Kevin (IC 22) in every round.
     async with WorldHarness(str(SCRIPT), dice=[20, 14, 20]) as w:
-        await w.token("kevin", "Kevin", (4, 5), owner="p-kevin", reflex=4, initiative=2)
-        await w.token("gary", "Gary", (14, 5), owner="p-gary", disposition=1)
-        await w.token("thug", "Thug", (14, 8), disposition=-1, initiative=5)
+        await w.token(
+            "kevin",
+            "Kevin",
+            (4, 5),
+            owner="p-kevin",
+            disposition="friendly",
+            reflex=4,
+            initiative=2,
+        )
+        await w.token("gary", "Gary", (14, 5), owner="p-gary", disposition="friendly")
+        await w.token("thug", "Thug", (14, 8), disposition="hostile", initiative=5)
         await w.gm_says("!init")
         await w.gm_says("!next")  # the thug does nothing
         await w.chat("!ready shoot --when corner", token="kevin")
@@ -97,3 +113,13 @@ async def test_unanswered_prompt_fires_by_default(world):
     assert w.said("No answer to p1", out)
     assert w.said("takes his readied action", out)
     assert "kevin" not in spycraft(w.encounter).readies
+
+
+async def test_hostile_condition_fires_when_the_thug_runs_through_the_corner(world):
+    w = world
+    await w.chat("!ready shoot --when hostile_at_corner", token="kevin")
+    await w.chat("!next", token="gary")
+    out = await w.move("thug", (12, 5), (8, 5))  # through the corner, stopping beyond it
+    (ask,) = w.asks(out)
+    assert ask.player == "p-kevin"
+    assert "(Thug moves to 8,5: a hostile token comes round the corner)" in ask.question

@@ -9,9 +9,11 @@ SCRIPT = Path(__file__).parents[2] / "examples" / "foe_ambush.py"
 
 
 async def road(w: WorldHarness) -> None:
-    await w.token("mint", "Mint", (2, 1), owner="p-mint", disposition=1, move=25)
-    await w.token("dash", "Dash", (1, 1), owner="p-dash", disposition=1, move=30, quick_witted=True)
-    await w.token("raider", "Raider", (10, 4), disposition=-1, hidden=True, move=25)
+    await w.token("mint", "Mint", (2, 1), owner="p-mint", disposition="friendly", move=25)
+    await w.token(
+        "dash", "Dash", (1, 1), owner="p-dash", disposition="friendly", move=30, quick_witted=True
+    )
+    await w.token("raider", "Raider", (10, 4), disposition="hostile", hidden=True, move=25)
 
 
 async def test_walking_into_the_kill_zone_springs_a_surprise_round():

@@ -15,6 +15,7 @@ async def setup(w: WorldHarness) -> None:
         "Kevin",
         (0, 0),
         owner="p-kevin",
+        disposition="friendly",
         reflex=2,
         bab=3,
         resolve=6,
@@ -22,7 +23,15 @@ async def setup(w: WorldHarness) -> None:
         action_dice=3,
     )
     await w.token(
-        "boss", "Boss", (2, 0), disposition=-1, reflex=3, bab=2, resolve=1, wisdom=7, action_dice=3
+        "boss",
+        "Boss",
+        (2, 0),
+        disposition="hostile",
+        reflex=3,
+        bab=2,
+        resolve=1,
+        wisdom=7,
+        action_dice=3,
     )
     await w.gm_says("!init")
 

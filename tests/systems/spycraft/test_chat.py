@@ -27,7 +27,7 @@ def siren(cmd, ctx):
     ctx.signal("siren")
 
 
-@triggers.condition("siren")
+@triggers.condition("siren", on=[])  # set off by ctx.signal only
 def never(event, ctx) -> bool:
     return False
 
