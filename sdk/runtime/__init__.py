@@ -183,7 +183,7 @@ class WorldRuntime(
         self._choices: dict[str, ChoiceHandler] = {}
         self._watch_handlers: dict[tuple[str, str], WatchHandler] = {}
         self._move_judges: list[MoveJudge] = []
-        self.index: TriggerIndex = index(self._resolve_cells)
+        self.index: TriggerIndex = index(self._resolve_cells, self._resolve_levels)
         self._watch_tids: dict[str, int] = {}
 
         # async callbacks: those running (with when they became runnable) and those waiting

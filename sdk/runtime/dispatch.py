@@ -22,7 +22,6 @@ from vttbridge.sdk.events import (
     TimerFired,
     TokenMoved,
 )
-from vttbridge.sdk.regions import path_xy
 from vttbridge.sdk.runtime.supervisor import _Stepped
 from vttbridge.sdk.script import (
     Condition,
@@ -30,7 +29,7 @@ from vttbridge.sdk.script import (
     Registered,
     positional_count,
 )
-from vttbridge.sdk.triggers import Trigger
+from vttbridge.sdk.triggers import Trigger, cell_levels
 from vttbridge.sdk.world.model import Watch
 
 log = logging.getLogger(__name__)
@@ -151,7 +150,8 @@ class Dispatcher:
         pts = ev.waypoints(start)
         if len(pts) < 2:
             return
-        for trig, xy in self.index.entered(ev.token, path_xy(pts)):
+        levels = ev.point_levels(len(pts), tok.level) if tok.level or ev.levels else None
+        for trig, xy in self.index.entered(ev.token, *cell_levels(pts, levels)):
             if trig.id in self.index.triggers:  # an earlier handler may have removed it
                 await self._fire(trig, ev, cell=Cell(x=xy[0], y=xy[1]))
 

@@ -130,6 +130,19 @@ class Movement:
             return frozenset((c.x, c.y) for c in within(tok.cell, spec.distance, self.world.grid))
         return frozenset()
 
+    def _resolve_levels(self, spec: Any) -> frozenset[str] | None:
+        """The levels a position trigger's cells are on (None: every level): the one its spec
+        names, else its region's, else its anchor's."""
+        if spec.kind == "enter":
+            if spec.level is not None:
+                return frozenset((spec.level,))
+            reg = self.world.regions.get(spec.region) if spec.region is not None else None
+            return frozenset(reg.levels) if reg is not None and reg.levels else None
+        if spec.kind == "within":
+            tok = self.world.tokens.get(spec.anchor)
+            return frozenset((tok.level,)) if tok is not None and tok.level else None
+        return None
+
     def add_watch(
         self,
         key: str,
