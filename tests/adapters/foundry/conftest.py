@@ -76,4 +76,12 @@ def ops(commands: list[Command]) -> list[str]:
 
 
 def chat_text(commands: list[Command]) -> str:
-    return "\n".join(str(c.data.get("content")) for c in commands if c.op == "ChatMessage.create")
+    """The chat the commands post: messages, and the whispers questions fall back to."""
+    return "\n".join(str(chat_data(c).get("content")) for c in commands if chat_data(c))
+
+
+def chat_data(c: Command) -> dict:
+    """The ``ChatMessage.create`` data of a command, or of a question's chat fallback."""
+    if c.op == "ChatMessage.create":
+        return c.data
+    return c.data["fallback"] if c.op == "User.query" else {}
