@@ -133,9 +133,12 @@ def _state(bridge: Served, env: dict[str, str]) -> dict:
     return json.loads(urllib.request.urlopen(req, timeout=5).read())
 
 
-@pytest.mark.parametrize("test_file", ["test/e2e.test.mjs", "test/e2e-v13.test.mjs"])
+@pytest.mark.parametrize(
+    "test_file", ["test/e2e.test.mjs", "test/e2e-v13.test.mjs", "test/e2e-v14.test.mjs"]
+)
 def test_module_under_node(npm_installed: None, bridge: Served, test_file: str) -> None:
-    """Kevin's corner on Foundry v12 (held by preUpdateToken) and v13 (paused, resumed)."""
+    """Kevin's corner on Foundry v12 (held by preUpdateToken), v13 (paused, resumed) and v14
+    (paused by the hold region, resumed; questions as User#query dialogs)."""
     env = _env(bridge)
     out = _node_test(test_file, env)
     assert "# skipped 0" in out

@@ -32,7 +32,7 @@ export function statusEffect({ id, name, img }) {
   if (Array.isArray(list)) {
     const known = list.find((e) => e.id === id);
     if (known) return /** @type {typeof entry} */ (known);
-    if (name || img) list.push(Number(game.release?.generation ?? 0) >= 12 ? entry : { ...entry, label: entry.name, icon: entry.img });
+    if (name || img) list.push(Number(game.release?.generation ?? 0) >= 12 ? entry : { id, name: entry.name, label: entry.name, icon: entry.img });
     return entry;
   }
   const byId = /** @type {Record<string, typeof entry>} */ (list); // keyed by id

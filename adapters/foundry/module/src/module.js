@@ -503,7 +503,7 @@ export class Bridge {
     for (const tk of tokens) this.positions.set(tk.id ?? "", placeOf(tk));
     const combat = sceneCombat(scene);
     if (combat) this.turns.set(combat.id ?? "", turnOf(combat));
-    const regions = scene.regions.contents
+    const regions = (scene.regions?.contents ?? []) // v12+
       .filter((r) => !isHoldRegion(r))
       .map((r) => ({ _id: r.id, name: r.name, shapes: plain(toObject(r).shapes ?? []), levels: toObject(r).levels ?? null }));
     this.send("snapshot", {
@@ -1029,9 +1029,21 @@ function rememberPaused(id) {
   if (pausedHere.size > PAUSED_KEPT) pausedHere.delete(pausedHere.values().next().value ?? "");
 }
 
-/** On v14 the hold regions take the watches of cells; the move-hooks only those of every move. */
-function hookWatch(/** @type {Watch} */ m) {
-  return !regionHolds() || m.cells === null;
+/**
+ * Where the move-hooks hold a path (cells, start first): the index of the step entering a watched
+ * cell, or -1. On v14 a hold region holds a move that enters its cells and goes on (core splits
+ * it there); the move-hooks keep the watches of every move, and a move that stops in the first
+ * watched cell it enters (complete when it gets there: nothing left to pause).
+ * @param {TokenDocument} doc @param {import("./geometry.js").Cell[]} cells
+ * @param {WatchFlag} watch @param {(string | null)[]} levels
+ * @param {boolean} whole the path is all that is left of the movement
+ */
+function hookEntry(doc, cells, watch, levels, whole) {
+  if (!regionHolds()) return watchedEntry(doc, cells, watch, levels);
+  const any = watchedEntry(doc, cells, watch, levels, (m) => m.cells === null);
+  const cell = watchedEntry(doc, cells, watch, levels, (m) => m.cells !== null);
+  if (cell >= 0 && (any < 0 || cell < any)) return whole && cell === cells.length - 1 ? cell : -1;
+  return any;
 }
 
 /**
@@ -1051,7 +1063,7 @@ function onPreMoveToken(doc, move, options) {
   const h = doc.height ?? 1;
   const passed = move.passed?.waypoints ?? [];
   const { cells, legs, levels } = stepCells([move.origin, ...passed], size, w, h);
-  const at = watchedEntry(toObject(doc), cells, watch, levels, hookWatch);
+  const at = hookEntry(doc, cells, watch, levels, !move.pending?.waypoints?.length);
   if (at < 0) return true;
   const leg = legs[at]; // the entering step ends the leg to passed[leg - 1]
   const stop = at === 1 && leg === 1 ? [move.origin.x, move.origin.y] : xyOf(cells[at - 1], size, w, h);
@@ -1086,7 +1098,7 @@ function maybePause(doc, movement) {
   const here = { x: doc._source.x, y: doc._source.y, level: levelOf(doc) };
   const pending = now.pending?.waypoints ?? [];
   const { cells, levels } = stepCells([here, ...pending], gridSize(scene), doc.width ?? 1, doc.height ?? 1);
-  if (watchedEntry(toObject(doc), cells, watch, levels, hookWatch) !== 1) return; // not the very next step
+  if (hookEntry(doc, cells, watch, levels, true) !== 1) return; // not the very next step
   const id = newId();
   if (!doc.pauseMovement(id)) return; // could not pause: it completes, and the Ready resolves then
   rememberPaused(now.id);

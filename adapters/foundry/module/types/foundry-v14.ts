@@ -72,3 +72,8 @@ declare module "../node_modules/fvtt-types/src/configuration/hooks.d.mts" {
     moveToken: (document: TokenDocument, movement: MovementV14, operation: Record<string, unknown>, user: User) => void;
   }
 }
+
+/** CONFIG.ActiveEffect#expiryAction: "The action taken by the ActiveEffectRegistry upon an
+ * ActiveEffect's expiration. An update action will set the value of
+ * ActiveEffectDuration#expired." (variables/CONFIG.ActiveEffect.html). */
+export type ActiveEffectConfigV14 = typeof CONFIG.ActiveEffect & { expiryAction: "update" | "delete" | null };
