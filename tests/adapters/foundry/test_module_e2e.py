@@ -188,6 +188,20 @@ def test_foe_turn_on_v13_ruler_budget_paths_and_jumps(npm_installed: None, bridg
     assert state["encounter"]["round"] == 2
 
 
+def test_v14_levels_regions_queries_and_effects(npm_installed: None, bridge: Served) -> None:
+    """Foundry v14: a token on another level crosses the watched corner and sets nothing off;
+    on the corner's level its movement is paused by the module's hold region and resumed; the
+    rules' question is a User#query dialog that times out to its default (fire); the Ready's
+    condition is an Active Effect with the rules' duration, ended once (by the module when the
+    Ready fires, by Foundry's expiry when it runs out)."""
+    env = _env(bridge)
+    out = _node_test("test/e2e-levels-v14.test.mjs", env)
+    assert "# skipped 0" in out
+    state = _state(bridge, env)
+    assert tuple(state["tokens"]["tThug00000000003"]["cell"]) == (9, 6)
+    assert tuple(state["tokens"]["tGary00000000002"]["cell"]) == (9, 5)
+
+
 def test_module_unit_tests(npm_installed: None) -> None:
     """The module's pieces without a bridge: commands fixture, holds, the player relay (v12 and
     v13), the budget ruler, the link's bookkeeping (last_seq, events re-sent, retries)."""
@@ -201,6 +215,7 @@ def test_module_unit_tests(npm_installed: None) -> None:
     [
         ("corner12", "spycraft", "Kevin holds back (Reflex"),
         ("corner13", "spycraft", "Kevin holds back (Reflex"),
+        ("corner14", "spycraft", "Kevin holds back (Reflex"),
         ("foe13", "foe", "Move refused: Mint can jump 12.5 ft"),
     ],
 )
