@@ -31,6 +31,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from vttbridge.adapters.companions import check_range
 
 if TYPE_CHECKING:
     from vttbridge.sdk.effects import Effect
@@ -117,6 +118,10 @@ class Adapter(ABC):
     client sends after every (re)connect."""
     outbound: ClassVar[Mapping[str, type[BaseModel]]] = {}
     """Command op -> model of its ``data``; used only to publish JSON Schemas."""
+    companions: ClassVar[Mapping[str, str]] = {}
+    """Companion name (``auth.client.name``) -> the range of its versions this bridge supports,
+    e.g. ``{"mytable-module": ">=1.2.0,<2.0.0"}``. A companion outside it is told so in plain
+    words when it connects (:mod:`vttbridge.adapters.companions`)."""
 
     @property
     def ns(self) -> str:
@@ -144,6 +149,11 @@ def check_adapter(adapter: Adapter) -> None:
         raise ValueError(f"adapter {name}: namespace {adapter.ns!r} must be '/<something>'")
     if "snapshot" not in adapter.inbound:
         raise ValueError(f"adapter {name}: inbound models must include 'snapshot'")
+    for companion, spec in adapter.companions.items():
+        try:
+            check_range(spec)
+        except ValueError as e:
+            raise ValueError(f"adapter {name}: companions[{companion!r}]: {e}") from None
     for event, model in adapter.inbound.items():
         if not (isinstance(model, type) and issubclass(model, Inbound)):
             raise ValueError(f"adapter {name}: inbound[{event!r}] must subclass adapters.Inbound")

@@ -146,12 +146,14 @@ def _gm_ids(world: Any) -> list[str]:
 
 
 class FoundryAdapter(Adapter):
-    """Foundry VTT v11-v13, served on the ``/foundry`` namespace."""
+    """Foundry VTT v11-v14, served on the ``/foundry`` namespace."""
 
     name: ClassVar[str] = "foundry"
     version: ClassVar[str] = "1"
     inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
+    companions: ClassVar[dict[str, str]] = {"vttbridge-foundry": ">=0.1.0,<0.2.0"}
+    """The companion module's versions this bridge supports (``module.json`` ``version``)."""
 
     # -- in ---------------------------------------------------------------------------------
     def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,23 @@ from vttbridge.sdk.testing import WorldHarness
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 ROOT = HERE.parents[2]
+
+
+MODULE = ROOT / "adapters" / "foundry" / "module"
+
+
+@pytest.fixture(scope="session")
+def npm_installed() -> None:
+    """The module's npm packages (``npm ci`` when any is missing)."""
+    wanted = ("socket.io-client", "typescript", "fvtt-types")
+    if all((MODULE / "node_modules" / name).is_dir() for name in wanted):
+        return
+    npm = shutil.which("npm")
+    assert npm, "npm is needed to install the module's packages"
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund"], cwd=MODULE, check=True, timeout=900,
+        capture_output=True,
+    )  # fmt: skip
 
 
 def fixture(name: str) -> Any:

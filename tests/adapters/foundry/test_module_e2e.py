@@ -49,18 +49,6 @@ def _cli(*args: str, **kw: object) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def npm_installed() -> None:
-    if (MODULE / "node_modules" / "socket.io-client").is_dir():
-        return
-    npm = shutil.which("npm")
-    assert npm, "npm is needed to install the module's packages"
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund"], cwd=MODULE, check=True, timeout=600,
-        capture_output=True,
-    )  # fmt: skip
-
-
 class Served:
     def __init__(self, url: str, db: Path) -> None:
         self.url, self.db = url, db

@@ -27,14 +27,7 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def tsc() -> list[str]:
-    if not (MODULE / "node_modules" / "typescript").is_dir():
-        npm = shutil.which("npm")
-        assert npm, "npm is needed to install the module's packages"
-        subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=MODULE, check=True, timeout=900,
-            capture_output=True,
-        )  # fmt: skip
+def tsc(npm_installed: None) -> list[str]:
     assert NODE is not None
     return [NODE, str(MODULE / "node_modules" / "typescript" / "bin" / "tsc"), "-p"]
 
