@@ -261,31 +261,11 @@ class TriggerIndex:
         one lookup per path cell (two on a level that has triggers of its own)."""
         if len(path) < 2:
             return []
-        cells = self._cells
         if levels is not None and self._level_cells:
             steps = [self._here(xy, lv) for xy, lv in zip(path, levels, strict=True)]
-            return self._entered(token, steps, path)
-        inside = cells.get(path[0], _EMPTY)
-        fired: dict[int, XY] = {}
-        for xy in path[1:]:
-            here = cells.get(xy, _EMPTY)
-            if here:
-                for tid in here:
-                    if tid not in inside and tid not in fired:
-                        fired[tid] = xy
-            inside = here
-        return self._accepted(token, fired)
-
-    def _here(self, xy: XY, level: str | None) -> set[int] | frozenset[int]:
-        """The triggers covering ``xy`` on ``level``: those on every level and its own."""
-        here = self._cells.get(xy, _EMPTY)
-        own = self._level_cells.get(level) if level is not None else None
-        mine = own.get(xy) if own is not None else None
-        return (here | mine) if mine else here
-
-    def _entered(
-        self, token: str, steps: list[set[int] | frozenset[int]], path: list[XY]
-    ) -> list[tuple[Trigger, XY]]:
+        else:
+            cells = self._cells
+            steps = [cells.get(xy, _EMPTY) for xy in path]
         inside = steps[0]
         fired: dict[int, XY] = {}
         for xy, here in zip(path[1:], steps[1:], strict=True):
@@ -294,15 +274,19 @@ class TriggerIndex:
                     if tid not in inside and tid not in fired:
                         fired[tid] = xy
             inside = here
-        return self._accepted(token, fired)
-
-    def _accepted(self, token: str, fired: dict[int, XY]) -> list[tuple[Trigger, XY]]:
         out = []
         for tid in sorted(fired):
             trig = self.triggers[tid]
             if trig.spec.accepts(token):
                 out.append((trig, fired[tid]))
         return out
+
+    def _here(self, xy: XY, level: str | None) -> set[int] | frozenset[int]:
+        """The triggers covering ``xy`` on ``level``: those on every level and its own."""
+        here = self._cells.get(xy, _EMPTY)
+        own = self._level_cells.get(level) if level is not None else None
+        mine = own.get(xy) if own is not None else None
+        return (here | mine) if mine else here
 
     def actions(self, name: str) -> list[Trigger]:
         return [self.triggers[t] for t in sorted(self._actions.get(name.lower(), ()))]

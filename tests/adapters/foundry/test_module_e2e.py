@@ -64,16 +64,18 @@ class Served:
         return name, key.group(1)
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    tmp = tmp_path_factory.mktemp("bridge")
+@contextlib.contextmanager
+def serving(
+    tmp: Path, adapter: str = "vttbridge.adapters.foundry:FoundryAdapter"
+) -> Iterator[Served]:
+    """A ``vttbridge serve`` subprocess serving ``adapter`` on a free port, with a SQLite file
+    in ``tmp``; its log is ``tmp / "serve.log"``."""
     db = tmp / "bridge.sqlite3"
     port = _free_port()
     log = (tmp / "serve.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "vttbridge", "serve", "--db", str(db), "--port", str(port),
-         "--adapter", "vttbridge.adapters.foundry:FoundryAdapter",
-         "--no-default-world", "--log-level", "info"],
+         "--adapter", adapter, "--no-default-world", "--log-level", "info"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -94,6 +96,12 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serving(tmp_path_factory.mktemp("bridge")) as served:
+        yield served
 
 
 def _node_test(test_file: str, env: dict[str, str], timeout: float = 180) -> str:

@@ -14,6 +14,7 @@
 // the Ready is over, leaves it alone.
 import { test } from "node:test";
 import { calls, dialogs, dialogText, installFoundry, notes, postChat } from "./foundry-stub.mjs";
+import { check, text, waitFor } from "./waiting.mjs";
 
 const bridge = { url: process.env.VTTBRIDGE_URL, world: process.env.VTTBRIDGE_WORLD, key: process.env.VTTBRIDGE_KEY };
 
@@ -69,21 +70,8 @@ function world() {
   };
 }
 
-function check(ok, message) {
-  if (!ok) throw new Error(`check failed: ${message}`);
-}
 
-async function waitFor(what, pred, ms = 15000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => text(c.data.content));
 const said = (pattern) => chats().some((t) => pattern.test(t));
 

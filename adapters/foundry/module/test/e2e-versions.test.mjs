@@ -6,19 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { installFoundry, notes } from "./foundry-stub.mjs";
+import { waitFor } from "./waiting.mjs";
 
 const bridge = { url: process.env.VTTBRIDGE_URL, world: process.env.VTTBRIDGE_WORLD, key: process.env.VTTBRIDGE_KEY };
 const expect = process.env.VTTBRIDGE_EXPECT;
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test("a module of a version the bridge does not support is told so", { skip: !bridge.key && "no bridge (run through pytest)", timeout: 30000 }, async () => {
   const foundry = installFoundry({

@@ -14,6 +14,7 @@
 //     not.
 
 import { calls, installFoundry, notes, planDrag, postChat } from "./foundry-stub.mjs";
+import { check, text, waitFor } from "./waiting.mjs";
 
 export const IDS = {
   gm: "gM0000000000000A",
@@ -61,21 +62,8 @@ export function world() {
   };
 }
 
-function check(ok, message) {
-  if (!ok) throw new Error(`check failed: ${message}`);
-}
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
 
 export async function playFoeRuler({ load, bridge, log = () => {} }) {

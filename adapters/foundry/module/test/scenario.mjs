@@ -13,6 +13,7 @@
 // entered on the Thug's sheet ends the stand off.
 
 import { calls, dialogs, dialogText, installFoundry, notes, postChat, Hooks } from "./foundry-stub.mjs";
+import { check, text, waitFor } from "./waiting.mjs";
 
 export const IDS = {
   gm: "gM0000000000000A",
@@ -71,22 +72,9 @@ export function world(generation = 13) {
   };
 }
 
-function check(ok, message) {
-  if (!ok) throw new Error(`check failed: ${message}`);
-}
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
 const chatIndex = (pattern) => calls.findIndex((c) => c.op === "ChatMessage.create" && pattern.test(text(c.data.content)));
 
 /**

@@ -12,6 +12,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { calls, dialogs, dialogText, installFoundry, notes, postChat } from "./foundry-stub.mjs";
+import { text, waitFor } from "./waiting.mjs";
 
 const bridge = {
   url: process.env.VTTBRIDGE_URL,
@@ -65,17 +66,7 @@ function world() {
   };
 }
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/\s+/g, " ").trim();
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
 
 test("what the rules spend stays spent and reaches the sheets and tokens", { skip: !bridge.key && "no bridge (run through pytest)", timeout: 60000 }, async () => {
