@@ -38,6 +38,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from vttbridge.adapters.companions import check_range
 from vttbridge.sdk.checks import close_match
 
 if TYPE_CHECKING:
@@ -130,6 +131,10 @@ class Adapter(ABC):
     does not call :meth:`translate_out` for them but falls back: a question for a player is
     put to the GM in chat, others are dropped (``docs/adapters.md`` lists what each costs the
     table)."""
+    companions: ClassVar[Mapping[str, str]] = {}
+    """Companion name (``auth.client.name``) -> the range of its versions this bridge supports,
+    e.g. ``{"mytable-module": ">=1.2.0,<2.0.0"}``. A companion outside it is told so in plain
+    words when it connects (:mod:`vttbridge.adapters.companions`)."""
 
     @property
     def ns(self) -> str:
@@ -159,6 +164,11 @@ def check_adapter(adapter: Adapter) -> None:
         raise ValueError(f"adapter {name}: namespace {adapter.ns!r} must be '/<something>'")
     if "snapshot" not in adapter.inbound:
         raise ValueError(f"adapter {name}: inbound models must include 'snapshot'")
+    for companion, spec in adapter.companions.items():
+        try:
+            check_range(spec)
+        except ValueError as e:
+            raise ValueError(f"adapter {name}: companions[{companion!r}]: {e}") from None
     for event, model in adapter.inbound.items():
         if not (isinstance(model, type) and issubclass(model, Inbound)):
             raise ValueError(f"adapter {name}: inbound[{event!r}] must subclass adapters.Inbound")

@@ -133,11 +133,13 @@ HOLD_BUDGET_MS = 1500
 
 class MoveWatch(BaseModel):
     """One watched trigger of :class:`WatchMoves`: moves of ``token`` (any token when None,
-    never ``exclude``) that enter one of ``cells`` (any move when ``cells`` is None)."""
+    never ``exclude``) that enter one of ``cells`` (any move when ``cells`` is None) on one of
+    ``levels`` (on a scene with levels; None: on any level)."""
 
     cells: list[tuple[int, int]] | None = None
     token: str | None = None
     exclude: str | None = None
+    levels: list[str] | None = None
 
 
 class WatchMoves(BaseEffect):

@@ -71,6 +71,9 @@ class TokenData(BaseModel):
     disposition: int = 0
     """-1 hostile, 0 neutral, 1 friendly (Foundry's scale)."""
     hidden: bool = False
+    level: str | None = None
+    """The level (floor) it stands on, on a scene with levels (Foundry v14 Scene Levels); None:
+    the scene has none. Part of its position: a trigger on another level never sees it."""
     stats: dict[str, Any] = Field(default_factory=dict)
     """Rule stats for this token over its actor's (:class:`vttbridge.rules.characters.Character`
     fields)."""
@@ -127,6 +130,15 @@ class TokenMoved(BaseEvent):
     """How each leg of :meth:`waypoints` was moved, in order, when the VTT says (Foundry v13
     waypoint actions: ``walk``, ``jump``, ``fly``...); empty: every leg walked. The FoE rules
     judge a ``jump`` leg as a jump."""
+    levels: list[str | None] = Field(default_factory=list, max_length=10_000)
+    """On a scene with levels (Foundry v14): the level of each point of :meth:`waypoints`, start
+    first; the token ends on the last. Empty: the move stays on the token's level (or the scene
+    has none). A leg's cells are on the level of the point it ends at (see
+    ``docs/rules.md``, "Levels")."""
+    climb: float = Field(0.0, ge=0, le=1_000_000, allow_inf_nan=False)
+    """The height, in the grid's units, the move climbs or descends changing levels (the
+    difference in elevation of each leg that changes level): a move between levels costs its
+    path on the map plus this."""
 
     def waypoints(self, start: Cell | None = None) -> list[Cell]:
         """The full path, start to end, however the adapter reported it."""
@@ -137,6 +149,19 @@ class TokenMoved(BaseEvent):
         if not pts or pts[-1] != self.to_cell:
             pts.append(self.to_cell)
         return pts
+
+    def point_levels(self, points: int, level: str | None = None) -> list[str | None]:
+        """The level of each of ``points`` points of :meth:`waypoints`: :attr:`levels` (the
+        last repeated when the adapter sent fewer), else ``level`` (the token's) for all."""
+        if not self.levels:
+            return [level] * points
+        out = list(self.levels[:points])
+        return out + [out[-1]] * (points - len(out))
+
+    @property
+    def level(self) -> str | None:
+        """The level the move ends on (None: it does not say; the token keeps its own)."""
+        return self.levels[-1] if self.levels else None
 
 
 class MoveRefused(BaseEvent):
@@ -368,6 +393,9 @@ class SceneSnapshot(BaseEvent):
     actors: list[ActorData] = Field(default_factory=list)
     regions: dict[str, list[Cell]] = Field(default_factory=dict)
     """Named regions drawn in the VTT, as the cells they cover."""
+    region_levels: dict[str, list[str]] = Field(default_factory=dict)
+    """The levels of the named regions that lie on some levels only (Foundry v14
+    ``RegionDocument#levels``); a region not named here is on every level."""
 
 
 # -- runtime-internal inputs ----------------------------------------------------------------------

@@ -123,18 +123,21 @@ def attempt_watches(world: Any) -> list[MoveWatch]:
         kind = spec.get("kind")
         filt = {"token": spec.get("token"), "exclude": spec.get("exclude")}
         if kind == "enter":
+            levels = [spec["level"]] if spec.get("level") else None
             if spec.get("cells") is not None:
                 cells = {(c["x"], c["y"]) for c in spec["cells"]}
             else:
                 region = world.regions.get(spec.get("region"))
                 cells = set(region.xy) if region is not None else set()
-            out.append(MoveWatch(cells=sorted(cells), **filt))
+                levels = levels or (region.levels if region is not None else None)
+            out.append(MoveWatch(cells=sorted(cells), levels=levels, **filt))
         elif kind == "within":
             anchor = world.tokens.get(spec.get("anchor"))
             if anchor is None:
                 continue
             near = within(anchor.cell, float(spec.get("distance", 0)), world.grid)
-            out.append(MoveWatch(cells=sorted((c.x, c.y) for c in near), **filt))
+            levels = [anchor.level] if anchor.level else None
+            out.append(MoveWatch(cells=sorted((c.x, c.y) for c in near), levels=levels, **filt))
         elif kind == "condition" or (
             kind == "action" and str(spec.get("action", "")).lower() == MOVE_ACTION
         ):

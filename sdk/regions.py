@@ -30,6 +30,8 @@ class Region(BaseModel):
     cells: list[Cell] = Field(default_factory=list)
     scene: str | None = None
     source: str = "script"
+    levels: list[str] | None = None
+    """The levels (floors) it lies on, on a scene with levels (Foundry v14); None: every level."""
     _xy: frozenset[XY] | None = PrivateAttr(default=None)
 
     @property

@@ -6,7 +6,8 @@ only Python needs no Node, npm or clone.
   and the ``X-Forwarded-Proto``/``-Host``/``-Prefix`` a reverse proxy sets), its version is
   the installed vttbridge package's.
 - ``/foundry/vttbridge-<version>.zip``: the module as Foundry installs it, made on request
-  from the files that ship with the package (that manifest, the built bundle, the styles).
+  from the files that ship with the package (that manifest, the built bundle, the styles,
+  the languages).
   The same request gives the same bytes: fixed timestamps and order.
 - ``/roll20/VTTBridge.js``: the Mod script, to paste into a game's *Mod (API) Scripts* page.
 - ``/roll20/vttbridge-relay.user.js``: the relay userscript; a userscript manager
@@ -81,11 +82,12 @@ def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
 
 
 def foundry_zip(base: str) -> bytes:
-    """The module's zip: its manifest (as served from ``base``), the bundle and the styles,
-    at the zip's root, in the manifest's order."""
+    """The module's zip: its manifest (as served from ``base``), the bundle, the styles and the
+    languages, at the zip's root, in the manifest's order."""
     manifest = foundry_manifest(base)
     files = [("module.json", _manifest_bytes(manifest))]
-    files += [(f, _foundry(f)) for f in [*manifest["esmodules"], *manifest["styles"]]]
+    langs = [lang["path"] for lang in manifest.get("languages", [])]
+    files += [(f, _foundry(f)) for f in [*manifest["esmodules"], *manifest["styles"], *langs]]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for name, data in files:

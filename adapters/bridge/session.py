@@ -20,15 +20,23 @@ from collections.abc import Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from vttbridge.adapters.base import Adapter, Inbound
 from vttbridge.adapters.bridge.auth import Refused
 from vttbridge.adapters.bridge.cluster import RemoteWorld
 from vttbridge.adapters.bridge.inbound import read_payload
 from vttbridge.adapters.bridge.outbox import Subscriber
-from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from vttbridge.adapters.bridge.protocol import (
+    Ack,
+    ClientInfo,
+    ErrorCode,
+    ack_error,
+    validation_ack,
+)
 from vttbridge.adapters.bridge.pump import pump
 from vttbridge.adapters.bridge.ratelimit import TokenBucket, WorldBuckets
 from vttbridge.adapters.bridge.worldhost import WorldHost
+from vttbridge.adapters.companions import COMPANION_EVENT, NOTICE_EVENT, log_notice, notice
 
 if TYPE_CHECKING:
     from vttbridge.adapters.bridge.server import Bridge
@@ -81,6 +89,7 @@ class Sessions(Mapping[str, Session]):
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
         self._by_sid: dict[str, Session] = {}
+        self._telling: set[asyncio.Task[None]] = set()
         rate, burst = bridge.config.world_limits
         self._world_buckets = WorldBuckets(rate, burst)
 
@@ -132,8 +141,39 @@ class Sessions(Mapping[str, Session]):
             pump(sess, bridge.transport, lambda: sid in self._by_sid and not bridge.closing),
             name=f"pump:{sid}",
         )
+        self.meet(sess, sess.client.get("name", ""), sess.client.get("version", ""))
         bridge.dashboards.changed(host)
         return None
+
+    def meet(self, sess: Session, name: str, version: str) -> dict[str, Any] | None:
+        """Versions meet: a companion of a version the adapter does not support is told so in
+        plain words (a ``notice`` event) and the GM's log says it. Returns the notice."""
+        told = notice(sess.adapter.companions, name, version)
+        if told is None:
+            return None
+        log_notice(sess.host.name, told)
+        task = asyncio.create_task(self._tell(sess, told), name=f"notice:{sess.sid}")
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+        return told
+
+    async def _tell(self, sess: Session, told: dict[str, Any]) -> None:
+        transport = self.bridge.transport
+        await transport.wait_connected(sess.sid, sess.adapter.ns)
+        await transport.emit(sess.sid, sess.adapter.ns, NOTICE_EVENT, told)
+
+    def companion(self, sid: str, args: tuple) -> Ack:
+        """The ``companion`` event: a part of the client it learnt the version of after its
+        connect (the Roll20 Mod script, heard by the relay): ``{"name", "version"}``."""
+        sess = self._by_sid.get(sid)
+        if sess is None:
+            return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        try:
+            part = ClientInfo.model_validate(args[0] if args else None)
+        except ValidationError as e:
+            return validation_ack(e)
+        told = self.meet(sess, part.name, part.version)
+        return {"ok": True, **({"notice": told} if told else {})}
 
     async def _admit(self, adapter: Adapter, sid: str, auth: Any, address: str) -> Session:
         a, host, role, verifier = await self.bridge.auth.authenticate(auth, address)
@@ -193,7 +233,9 @@ class Sessions(Mapping[str, Session]):
     ) -> Ack | Coroutine[Any, Any, Ack]:
         """An inbound event: the ack refusing it, or the coroutine in which its world
         receives it and which returns its ack. Synchronous up to the world's lock (see
-        ``namespace.py``)."""
+        ``namespace.py``). The ``companion`` event is the bridge's own (versions meet)."""
+        if event == COMPANION_EVENT:
+            return self.companion(sid, args)
         screened = self.screen(adapter, sid, event, args)
         if isinstance(screened, dict):
             return screened

@@ -42,6 +42,7 @@ from vttbridge.adapters.base import (
     scene_extent,
 )
 from vttbridge.rules.characters import RULES_OWNED
+from vttbridge.rules.conditions import DURATIONS, Duration
 from vttbridge.rules.geometry import Cell, Grid
 from vttbridge.sdk import effects as fx
 from vttbridge.sdk import events as ev
@@ -53,6 +54,7 @@ from .geometry import foundry_xy, path_legs, region_cells, token_cell
 from .models import (
     INBOUND,
     OUTBOUND,
+    Answer,
     CombatTurnChange,
     CreateChatMessage,
     CreateCombatant,
@@ -63,6 +65,7 @@ from .models import (
     FCombatant,
     FRoll,
     FToken,
+    Point,
     PreUpdateTokenHook,
     Snapshot,
     UpdateActor,
@@ -143,12 +146,14 @@ def _gm_ids(world: Any) -> list[str]:
 
 
 class FoundryAdapter(Adapter):
-    """Foundry VTT v11-v13, served on the ``/foundry`` namespace."""
+    """Foundry VTT v11-v14, served on the ``/foundry`` namespace."""
 
     name: ClassVar[str] = "foundry"
     version: ClassVar[str] = "1"
     inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
+    companions: ClassVar[dict[str, str]] = {"vttbridge-foundry": ">=0.1.0,<0.2.0"}
+    """The companion module's versions this bridge supports (``module.json`` ``version``)."""
 
     # -- in ---------------------------------------------------------------------------------
     def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
@@ -182,6 +187,7 @@ class FoundryAdapter(Adapter):
                         owners=owners,
                         disposition=max(-1, min(1, t.disposition)),
                         hidden=t.hidden,
+                        level=t.level,
                         stats=stats,
                         vtt=_token_vtt(t, p.systemId, paths),
                     )
@@ -189,8 +195,11 @@ class FoundryAdapter(Adapter):
             except ValueError as e:
                 raise TranslationError("bad_payload", str(e), f"tokens.{i}") from None
         regions = {}
+        region_levels = {}
         for i, r in enumerate(p.regions):
             regions[r.name or r.id] = region_cells(r, size, f"regions.{i}")
+            if r.levels:
+                region_levels[r.name or r.id] = list(r.levels)
         snap = ev.SceneSnapshot(
             id=p.id,
             scene=ev.SceneData(
@@ -204,6 +213,7 @@ class FoundryAdapter(Adapter):
             players=[ev.Player(id=u.id, name=u.name, role=u.vtt_role) for u in p.users],
             actors=[_actor_data(a, p.systemId) for a in p.actors],
             regions=regions,
+            region_levels=region_levels,
         )
         return [snap]
 
@@ -211,7 +221,7 @@ class FoundryAdapter(Adapter):
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
         out: list[Event] = []
         ch = p.changes
-        if "x" in ch or "y" in ch:
+        if "x" in ch or "y" in ch or "level" in ch:  # v14: a level is part of the position
             out.append(self._moved(p, world, size, before=p.origin))
         fields: dict[str, Any] = {}
         for key in ("name", "hidden", "disposition"):
@@ -264,17 +274,32 @@ class FoundryAdapter(Adapter):
         extent = scene_extent(world, p.sceneId)
         if extent is not None:
             _on_canvas(extent, p, attempt)
+        origin: Point | None = before
         if attempt:  # ``token`` is the document before the move, ``changes`` the move
             start = token_cell(tok, size)
             end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
+            origin = Point(x=tok.x, y=tok.y, level=tok.level, elevation=tok.elevation)
+            last = p.waypoints[-1] if p.waypoints else None
+            tok = tok.model_copy(
+                update={
+                    "x": p.changes.get("x", tok.x),
+                    "y": p.changes.get("y", tok.y),
+                    "level": p.changes.get("level") or (last and last.level) or tok.level,
+                    "elevation": p.changes.get("elevation", tok.elevation),
+                }
+            )
         else:  # ``token`` is the document after the move
             end = token_cell(tok, size)
             # with no origin the runtime starts the move where the world has the token
             start = token_cell(tok, size, before.x, before.y) if before is not None else None
         path: list[Cell] = []
         actions: list[str] = []
-        if p.waypoints:
-            path, actions = path_legs(tok, size, start, end, p.waypoints)
+        levels: list[str | None] = []
+        climb = 0.0
+        if p.waypoints or (tok.level and start is not None):
+            legs = path_legs(tok, size, start, end, p.waypoints, origin)
+            path, actions, climb = legs.cells, legs.actions, legs.climb
+            levels = legs.levels if start is not None else []
             if all(a == "walk" for a in actions):
                 actions = []  # the default: every leg walked
         return ev.TokenMoved(
@@ -285,7 +310,12 @@ class FoundryAdapter(Adapter):
             path=path,
             player=p.userId,
             actions=actions,
+            levels=levels,
+            climb=climb,
         )
+
+    def _in_answer(self, p: Answer, world: Any) -> list[Event]:
+        return [ev.PromptAnswered(id=p.id, prompt=p.prompt, option=p.option, player=p.userId)]
 
     def _in_createChatMessage(self, p: CreateChatMessage, world: Any) -> list[Event]:
         msg = p.message
@@ -432,6 +462,9 @@ class FoundryAdapter(Adapter):
         return Command(op="ChatMessage.create", data=data)
 
     def _ask(self, a: fx.AskPlayer, world: Any) -> Command:
+        """A question for a player: ``User.query`` (v13+: a dialog on the player's screen, which
+        closes after the prompt's timeout), with the whisper with answer buttons as the
+        fallback the module posts on v11-v12 or when the player cannot be queried."""
         text = a.text or f"{a.question} [{' / '.join(a.options)}]"
         buttons = "".join(
             f'<button type="button" data-vttbridge-answer="{_attr(a.prompt)} {_attr(o)}">'
@@ -440,7 +473,18 @@ class FoundryAdapter(Adapter):
         )
         body = to_html(text) + f'<div class="vttbridge-answers">{buttons}</div>'
         flags = {"prompt": a.prompt, "options": list(a.options), "default": a.default}
-        return self._chat(text, a.player, None, world, flags=flags, html=body)
+        chat = self._chat(text, a.player, None, world, flags=flags, html=body)
+        data: dict[str, Any] = {
+            "userId": None if a.player == "gm" else a.player,
+            "prompt": a.prompt,
+            "question": a.question,
+            "options": list(a.options),
+            "default": a.default,
+            "timeout": a.timeout,
+            "token": a.token,
+            "fallback": chat.data,
+        }
+        return Command(op="User.query", data=data, options={FLAG: {"bridge": True}})
 
     def _token_update(self, u: fx.UpdateToken, world: Any) -> list[Command]:
         data = _token_ref(u.token, world)
@@ -487,7 +531,8 @@ class FoundryAdapter(Adapter):
         scene = w.scene or _get(world, "active_scene")
         watch = {
             "v": 1,
-            "watches": [m.model_dump() for m in w.watches],
+            # levels only where a watch is on some (v14 scene levels)
+            "watches": [m.model_dump(exclude=None if m.levels else {"levels"}) for m in w.watches],
             "budget_ms": w.budget_ms,
             "max_hold_ms": w.max_hold_ms,
         }
@@ -538,6 +583,8 @@ class FoundryAdapter(Adapter):
                 status = table.status(c)
                 if status is not None:  # one status may show two conditions: on wins
                     toggles[status["id"]] = {**status, "active": active}
+                    if active and c in DURATIONS:
+                        toggles[status["id"]]["duration"] = _duration(DURATIONS[c])
         if not toggles:
             return []
         data: dict[str, Any] = {"tokenId": u.token, "statuses": list(toggles.values())}
@@ -560,6 +607,14 @@ class FoundryAdapter(Adapter):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+EXPIRY_EVENTS = {"turn_start": "turnStart", "turn_end": "turnEnd", "round_end": "roundEnd"}
+"""The rules' ends of a duration as Foundry v14 Active Effect expiry events."""
+
+
+def _duration(d: Duration) -> dict[str, Any]:
+    """A rule's duration as a v14 ``EffectDurationData`` (value, units, expiry)."""
+    return {"value": d.rounds, "units": "rounds", "expiry": EXPIRY_EVENTS[d.ends]}
 
 
 def _on_canvas(extent: tuple[float, float], p: UpdateTokenHook, attempt: bool) -> None:

@@ -145,6 +145,8 @@ class SimFoundry:
 
     async def _command(self, msg: dict[str, Any]) -> dict[str, Any]:
         op, data, options = msg["op"], msg.get("data", {}), msg.get("options") or {}
+        if op == "User.query":  # a client with no dialogs posts the question's whisper
+            op, data = "ChatMessage.create", data["fallback"]
         if op == "ChatMessage.create":
             to = [NAMES.get(u, u) for u in data.get("whisper", [])]
             who = f"(to {', '.join(to)}) " if to else ""

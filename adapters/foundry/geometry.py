@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from vttbridge.adapters.base import TranslationError
 from vttbridge.rules.geometry import Cell
@@ -21,6 +22,7 @@ MAX_REGION_CELLS = 40_000
 """A region covering more cells than this is refused (a 200 x 200 cell area)."""
 
 __all__ = [
+    "Legs",
     "foundry_cell",
     "foundry_xy",
     "path_legs",
@@ -52,31 +54,73 @@ def token_cell(tok: FToken, size: float, x: float | None = None, y: float | None
     )
 
 
+@dataclass
+class Legs:
+    """A move's path as the rules read it (:func:`path_legs`)."""
+
+    cells: list[Cell]
+    """Its points, start (when known) and end included."""
+    actions: list[str]
+    """How each leg was moved (the ``action`` of the point it ends at)."""
+    levels: list[str | None] = field(default_factory=list)
+    """The level of each point (v14), empty when no point names one."""
+    climb: float = 0.0
+    """The height climbed or descended on the legs that change level (grid units)."""
+
+
 def path_legs(
-    tok: FToken, size: float, start: Cell | None, end: Cell, waypoints: Sequence[Point]
-) -> tuple[list[Cell], list[str]]:
+    tok: FToken,
+    size: float,
+    start: Cell | None,
+    end: Cell,
+    waypoints: Sequence[Point],
+    origin: Point | None = None,
+) -> Legs:
     """The waypoints of a move as cells, ``start`` (when known) and ``end`` included, repeats
     dropped, with how each leg was moved: the ``action`` of the waypoint it ends at (Foundry
     v13 movement), ``walk`` when a waypoint names none. Waypoints are top-left corners like
-    the token's own ``x``/``y``. A waypoint in the cell before it adds no leg (its action is
-    kept for the next one only if that has none). With ``start`` unknown the first cell is a
-    leg too: from where the runtime has the token."""
+    the token's own ``x``/``y``. A waypoint in the cell before it, on the same level, adds no
+    leg (its action is kept for the next one only if that has none). With ``start`` unknown
+    the first cell is a leg too: from where the runtime has the token.
+
+    v14: each point's level (the waypoint's ``level``; the start's is ``origin``'s, the end's
+    the token's own) and the height climbed between levels: a leg that changes level counts
+    the difference of its ends' ``elevation``."""
     cells: list[Cell] = [] if start is None else [start]
     actions: list[str] = []
+    first = origin.level if origin is not None else None
+    levels: list[str | None] = [] if start is None else [first]
+    heights: list[float | None] = [] if start is None else [_elevation(origin, None)]
     pending: str | None = None
     for p in waypoints:
         c = token_cell(tok, size, p.x, p.y)
         action = p.action or pending
-        if cells and c == cells[-1]:
+        level = p.level or (levels[-1] if levels else tok.level)
+        if cells and c == cells[-1] and level == levels[-1]:
             pending = action
             continue
         cells.append(c)
         actions.append(action or "walk")
+        levels.append(level)
+        heights.append(_elevation(p, heights[-1] if heights else None))
         pending = None
-    if not cells or cells[-1] != end:
+    if not cells or cells[-1] != end or (tok.level and levels[-1] != tok.level):
         cells.append(end)
         actions.append(pending or (actions[-1] if actions else "walk"))
-    return cells, actions
+        levels.append(tok.level)
+        heights.append(tok.elevation)
+    climb = 0.0
+    for i in range(1, len(levels)):
+        a, b = heights[i - 1], heights[i]
+        if levels[i] != levels[i - 1] and a is not None and b is not None:
+            climb += abs(b - a)
+    return Legs(cells, actions, levels if any(levels) else [], climb)
+
+
+def _elevation(p: Point | None, before: float | None) -> float | None:
+    if p is not None and p.elevation is not None:
+        return float(p.elevation)
+    return before
 
 
 def crossed(path: Sequence[Cell]) -> list[tuple[int, int]]:

@@ -87,11 +87,14 @@ class Doc(Lenient):
 
 class Point(Lenient):
     """A canvas position in pixels (a waypoint or a token's previous top-left corner). A v13
-    movement waypoint also says how the token moved to it (``action``: ``walk``, ``jump``...)."""
+    movement waypoint also says how the token moved to it (``action``: ``walk``, ``jump``...),
+    a v14 one the level it is on (``level``) and its ``elevation``."""
 
     x: Px
     y: Px
     action: str | None = Field(None, max_length=64)
+    level: str | None = Field(None, max_length=64)
+    elevation: Finite | None = None
 
 
 class FGrid(Lenient):
@@ -137,6 +140,8 @@ class FToken(Doc):
     height: float = Field(1, gt=0, le=100)
     disposition: Whole = 0
     hidden: bool = False
+    level: str | None = Field(None, max_length=64)
+    """v14: the id of the scene level (floor) it stands on."""
     delta: dict[str, Any] | None = None
     """v11+ ActorDelta of an unlinked token (v10 called it ``actorData``)."""
     flags: dict[str, Any] = Field(default_factory=dict)
@@ -393,6 +398,8 @@ class FRegion(Doc):
     name: str = ""
     shapes: list[FRegionShape] = Field(default_factory=list)
     cells: list[tuple[CellIndex, CellIndex]] | None = None
+    levels: list[str] | None = Field(None, max_length=1000)
+    """v14: the ids of the levels it lies on (``null`` or empty: every level)."""
 
 
 class HoldInfo(Lenient):
@@ -434,6 +441,7 @@ class TokenChanges(TypedDict, total=False):
     elevation: Finite
     width: float
     height: float
+    level: str | None
     delta: dict[str, Any] | None
     actorData: dict[str, Any] | None
 
@@ -500,6 +508,14 @@ class DeleteCombatant(_Env):
     combatant: FCombatant
 
 
+class Answer(_Env):
+    """``answer``: a player's answer to a rules question, from the ``User.query`` dialog (the
+    module on the primary GM's client sends it; ``userId`` is who answered)."""
+
+    prompt: str = Field(min_length=1, max_length=128)
+    option: str = Field(min_length=1, max_length=200)
+
+
 class UpdateActor(_Env):
     """``updateActor``: ``actorUuid`` tells a world actor (``Actor.<id>``) from the synthetic
     actor of an unlinked token (``Scene.<s>.Token.<t>.Actor.<id>``)."""
@@ -522,6 +538,7 @@ INBOUND: dict[str, type[Inbound]] = {
     "updateCombatant": UpdateCombatant,
     "deleteCombatant": DeleteCombatant,
     "updateActor": UpdateActor,
+    "answer": Answer,
 }
 
 
@@ -617,14 +634,26 @@ class ActorUpdateData(BaseModel):
         return self
 
 
+class EffectDuration(BaseModel):
+    """A v14 Active Effect's ``duration`` (``EffectDurationData``): ``value`` ``units``, ending
+    at the ``expiry`` event (``turnStart``, ``turnEnd``, ``roundEnd``...)."""
+
+    value: int | None = None
+    units: str = "rounds"
+    expiry: str | None = None
+
+
 class StatusToggle(BaseModel):
     """One status effect to turn on or off. ``name`` and ``img`` describe a status the module
-    registers in ``CONFIG.statusEffects`` when Foundry does not know it yet."""
+    registers in ``CONFIG.statusEffects`` when Foundry does not know it yet. ``duration``: how
+    long the rules say the condition lasts; on v14 the module shows it as an Active Effect with
+    that duration, which Foundry expires (the module then never removes it a second time)."""
 
     id: str
     active: bool
     name: str | None = None
     img: str | None = None
+    duration: EffectDuration | None = None
 
 
 class StatusEffectData(BaseModel):
@@ -639,6 +668,25 @@ class StatusEffectData(BaseModel):
     statuses: list[StatusToggle]
 
 
+class UserQueryData(BaseModel):
+    """``game.users.get(userId).query("vttbridge.prompt", ...)`` (v13+): a rules question as a
+    dialog on the player's screen (``userId`` null: the GMs'), closed after ``timeout`` seconds
+    (the prompt's default then applies). The module answers with an ``answer`` event. On v11-v12,
+    or when the player cannot be queried, it posts ``fallback`` (a ``ChatMessage.create`` with
+    answer buttons) instead."""
+
+    model_config = _DOC
+
+    userId: str | None
+    prompt: str
+    question: str
+    options: list[str]
+    default: str
+    timeout: float | None = None
+    token: str | None = None
+    fallback: ChatMessageData
+
+
 OUTBOUND: dict[str, type[BaseModel]] = {
     "ChatMessage.create": ChatMessageData,
     "Token.update": TokenUpdateData,
@@ -648,4 +696,5 @@ OUTBOUND: dict[str, type[BaseModel]] = {
     "Scene.update": SceneUpdateData,
     "Actor.update": ActorUpdateData,
     "Actor.toggleStatusEffect": StatusEffectData,
+    "User.query": UserQueryData,
 }

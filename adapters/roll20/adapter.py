@@ -260,6 +260,12 @@ class Roll20Adapter(Adapter):
     version: ClassVar[str] = "1"
     inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
+    companions: ClassVar[dict[str, str]] = {
+        "vttbridge-roll20-relay": ">=0.1.0,<0.2.0",
+        "VTTBridge": ">=0.1.0,<0.2.0",
+    }
+    """The relay userscript's and the Mod script's versions this bridge supports (the relay
+    says the Mod's as it hears it, with a ``companion`` event)."""
 
     def __init__(self, markers: dict[str, str] | None = None) -> None:
         self.markers = load_markers() if markers is None else dict(markers)

@@ -20,7 +20,6 @@ from vttbridge.sdk.events import (
     TimerFired,
     TokenMoved,
 )
-from vttbridge.sdk.regions import path_xy
 from vttbridge.sdk.runtime.commands import CommandRunner
 from vttbridge.sdk.runtime.moves import Movement
 from vttbridge.sdk.runtime.registry import Registry
@@ -28,7 +27,7 @@ from vttbridge.sdk.runtime.step import CurrentStep
 from vttbridge.sdk.runtime.supervisor import Supervisor
 from vttbridge.sdk.runtime.waiting import Waiting
 from vttbridge.sdk.script import Condition
-from vttbridge.sdk.triggers import Trigger
+from vttbridge.sdk.triggers import Trigger, cell_levels
 from vttbridge.sdk.world import World
 from vttbridge.sdk.world.model import Watch
 
@@ -168,7 +167,8 @@ class Dispatcher:
         pts = ev.waypoints(start)
         if len(pts) < 2:
             return
-        for trig, xy in self._index.entered(ev.token, path_xy(pts)):
+        levels = ev.point_levels(len(pts), tok.level) if tok.level or ev.levels else None
+        for trig, xy in self._index.entered(ev.token, *cell_levels(pts, levels)):
             if trig.id in self._index.triggers:  # an earlier handler may have removed it
                 await self._fire(trig, ev, cell=Cell(x=xy[0], y=xy[1]))
 

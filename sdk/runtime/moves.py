@@ -46,7 +46,7 @@ class Movement:
         self._registry = registry
         self._supervisor = supervisor
         self._access = access
-        self.index: TriggerIndex = index(self._resolve_cells)
+        self.index: TriggerIndex = index(self._resolve_cells, self._resolve_levels)
         self._watch_tids: dict[str, int] = {}
 
     def judge(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
@@ -150,6 +150,19 @@ class Movement:
                 return frozenset()
             return frozenset((c.x, c.y) for c in within(tok.cell, spec.distance, self._world.grid))
         return frozenset()
+
+    def _resolve_levels(self, spec: Any) -> frozenset[str] | None:
+        """The levels a position trigger's cells are on (None: every level): the one its spec
+        names, else its region's, else its anchor's."""
+        if spec.kind == "enter":
+            if spec.level is not None:
+                return frozenset((spec.level,))
+            reg = self.world.regions.get(spec.region) if spec.region is not None else None
+            return frozenset(reg.levels) if reg is not None and reg.levels else None
+        if spec.kind == "within":
+            tok = self.world.tokens.get(spec.anchor)
+            return frozenset((tok.level,)) if tok is not None and tok.level else None
+        return None
 
     def add_watch(
         self,

@@ -36,6 +36,8 @@ def ingest(w: World, ev: BaseEvent, index: TriggerIndex, touched: set[str]) -> b
     match ev:
         case TokenMoved():
             w.place(ev.token, ev.to_cell)
+            if ev.levels:
+                w.tokens[ev.token].level = ev.level
             index.anchor_moved(ev.token)
         case TokenCreated():
             w.put_token(ev.token)
@@ -96,5 +98,8 @@ def _ingest_snapshot(w: World, ev: SceneSnapshot, index: TriggerIndex) -> None:
     ]:
         del w.regions[name]
     for name, cells in ev.regions.items():
-        w.regions[name] = Region(name=name, cells=cells, scene=ev.scene.id, source="vtt")
+        levels = ev.region_levels.get(name)
+        w.regions[name] = Region(
+            name=name, cells=cells, scene=ev.scene.id, source="vtt", levels=levels
+        )
     index.grid_changed()

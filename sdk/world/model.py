@@ -59,6 +59,8 @@ class Token(BaseModel):
     owners: list[str] = Field(default_factory=list)
     disposition: int = 0
     hidden: bool = False
+    level: str | None = None
+    """The level (floor) it stands on, on a scene with levels; None: the scene has none."""
     stats: dict[str, Any] = Field(default_factory=dict)
     """This token's own stat overrides (its actor's stats are the template)."""
     vtt: dict[str, Any] = Field(default_factory=dict)

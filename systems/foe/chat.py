@@ -118,7 +118,7 @@ def vtt_move(event: TokenMoved, ctx: Context) -> Outcome | None:
     try:
         path = event.waypoints()
         jumps = _jumps(enc, actor, event, path)
-        moved = rmove.move(enc, actor, path, start=event.from_cell)
+        moved = rmove.move(enc, actor, path, start=event.from_cell, climb=event.climb)
         return moved if jumps is None else jumps.extend(moved)
     except RuleError as e:
         player = world.players.get(event.player or "")

@@ -61,11 +61,13 @@ async def test_the_zip_is_the_shipped_module_and_deterministic(server):
     second = (await fetch(manifest["download"]))[2]
     assert first == second  # the same bytes every time
     zf = zipfile.ZipFile(io.BytesIO(first))
-    assert zf.namelist() == ["module.json", "dist/vttbridge.js", "styles/vttbridge.css"]
+    assert zf.namelist() == [
+        "module.json", "dist/vttbridge.js", "styles/vttbridge.css", "lang/en.json"]  # fmt: skip
     assert {i.date_time for i in zf.infolist()} == {install.ZIP_TIME}
     assert json.loads(zf.read("module.json")) == manifest  # updates check the served manifest
     assert zf.read("dist/vttbridge.js") == (FOUNDRY / "dist" / "vttbridge.js").read_bytes()
     assert zf.read("styles/vttbridge.css") == (FOUNDRY / "styles" / "vttbridge.css").read_bytes()
+    assert zf.read("lang/en.json") == (FOUNDRY / "lang" / "en.json").read_bytes()
     assert (await fetch(f"{server.url}/foundry/vttbridge-0.0.1.zip"))[0] == 404
 
 

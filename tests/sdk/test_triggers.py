@@ -11,6 +11,7 @@ from vttbridge.sdk.triggers import (
     ScanIndex,
     TriggerIndex,
     WithinSpec,
+    cell_levels,
 )
 
 
@@ -19,6 +20,14 @@ class FakeWorld:
         self.regions: dict[str, Region] = {}
         self.anchors: dict[str, Cell] = {}
         self.grid = Grid()
+
+    def levels(self, spec):
+        if spec.kind == "enter":
+            if spec.level is not None:
+                return frozenset((spec.level,))
+            reg = self.regions.get(spec.region) if spec.region else None
+            return frozenset(reg.levels) if reg is not None and reg.levels else None
+        return None
 
     def resolve(self, spec):
         if spec.kind == "enter":
@@ -32,8 +41,8 @@ class FakeWorld:
         return frozenset((c.x, c.y) for c in within(cell, spec.distance, self.grid))
 
 
-def fired(index, token, path):
-    return sorted((t.id, xy) for t, xy in index.entered(token, path))
+def fired(index, token, path, levels=None):
+    return sorted((t.id, xy) for t, xy in index.entered(token, path, levels))
 
 
 xy = st.tuples(st.integers(0, 12), st.integers(0, 12))
@@ -125,3 +134,52 @@ def test_shapes():
     assert Cell(x=0, y=2) in within(Cell(x=0, y=0), 10) and Cell(x=2, y=2) not in within(
         Cell(x=0, y=0), 10
     )  # alternating diagonals: 2 diagonal steps are 15 ft
+
+
+levels = st.sampled_from([None, "A", "B"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sets(xy, min_size=1, max_size=6), levels), min_size=1, max_size=20),
+       st.lists(st.tuples(xy, st.sampled_from(["A", "B"])), min_size=1, max_size=6))  # fmt: skip
+def test_index_matches_scan_across_levels(triggers, waypoints):
+    world = FakeWorld()
+    fast = TriggerIndex(world.resolve, world.levels)
+    slow = ScanIndex(world.resolve, world.levels)
+    for cells, level in triggers:
+        spec = EnterSpec(cells=[Cell(x=x, y=y) for x, y in cells], level=level)
+        fast.add(spec, "o")
+        slow.add(spec, "o")
+    points = [Cell(x=x, y=y) for (x, y), _ in waypoints]
+    path, at = cell_levels(points, [lv for _, lv in waypoints])
+    assert fired(fast, "t", path, at) == fired(slow, "t", path, at)
+
+
+def test_a_watched_cell_belongs_to_its_level():
+    """A token on level B crossing a cell watched on level A does not enter it; on level A it
+    does; a trigger with no level is entered on any level."""
+    world = FakeWorld()
+    world.regions["corner"] = Region(name="corner", cells=rect(3, 0, 3, 2), levels=["A"])
+    idx = TriggerIndex(world.resolve, world.levels)
+    on_a = idx.add(EnterSpec(region="corner"), "o")
+    anywhere = idx.add(EnterSpec(cells=[Cell(x=5, y=1)]), "o")
+    straight = [Cell(x=0, y=1), Cell(x=6, y=1)]
+    assert fired(idx, "t", *cell_levels(straight, ["B", "B"])) == [(anywhere.id, (5, 1))]
+    assert fired(idx, "t", *cell_levels(straight, ["A", "A"])) == [
+        (on_a.id, (3, 1)), (anywhere.id, (5, 1))]  # fmt: skip
+    # a leg that changes level arrives on its new level: B -> A enters the corner
+    assert (on_a.id, (3, 1)) in fired(idx, "t", *cell_levels(straight, ["B", "A"]))
+    # the region moved to level B only
+    world.regions["corner"] = Region(name="corner", cells=rect(3, 0, 3, 2), levels=["B"])
+    idx.region_changed("corner")
+    assert (on_a.id, (3, 1)) in fired(idx, "t", *cell_levels(straight, ["B", "B"]))
+    idx.remove(on_a.id)
+    assert idx._level_cells == {}  # no empty maps left behind
+
+
+def test_cell_levels_splits_legs_at_their_ends():
+    pts = [Cell(x=0, y=0), Cell(x=2, y=0), Cell(x=2, y=2)]
+    cells, at = cell_levels(pts, ["A", "A", "B"])
+    assert cells == [(0, 0), (1, 0), (2, 0), (2, 1), (2, 2)]
+    assert at == ["A", "A", "A", "B", "B"]
+    assert cell_levels(pts, None) == (path_xy(pts), None)

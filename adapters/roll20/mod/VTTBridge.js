@@ -24,11 +24,19 @@
 // GM commands: `!vttbridge --status`, `--help`, `--snapshot`, `--set <key> <value>`, `--reset`.
 // Settings live in `state.VTTBridge` with a schema version.
 //
+// Among other scripts: Roll20 fires no event for a script's `set`, so scripts tell each other
+// through observers. This script registers with the observers of the scripts GMs use (TokenMod's
+// `ObserveTokenChange`, ChatSetAttr's `registerObserver("change")`, and any other named in the
+// `observe` setting): their token moves and bar or attribute changes reach the rules like a drag
+// or a sheet edit. And it offers its own, `VTTBridge.ObserveTokenChange(fn)`: after each of its
+// writes to a token (a move the rules made or put back, a held move put back or completed, a bar
+// or a status marker) it calls `fn(token, prev)`, `prev` the token's properties before.
+//
 // Roll20 fires no event for changes a script makes, and has no "before" events. A move that may
 // trigger a Ready on its *attempt* (the bridge says which with `watch`) is put back to its `prev`
 // position at once and forwarded as `held`; the bridge resolves the Ready, then completes the
 // move with a `set` (or not). If nothing comes within `holdTimeout` seconds the move goes through.
-/* global on, sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log */
+/* global on, sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log, TokenMod, ChatSetAttr */
 var VTTBridge =
   VTTBridge ||
   (function () {
@@ -69,6 +77,8 @@ var VTTBridge =
       statPrefix: { def: "vttb_", help: "character attributes named <prefix><stat> go to the rules" },
       budget: { def: true,
         help: "after an accepted drag in a fight, whisper the mover what is left of the token's movement (walk / run)" },
+      observe: { def: ["TokenMod.ObserveTokenChange", "ChatSetAttr.registerObserver:change"],
+        help: "other scripts' observers whose changes go to the bridge: Script.Method (Method(fn)) or Script.Method:event (Method(event, fn)); --set observe +Name.Method / -Name.Method" },
     };
 
     // -- runtime memory (not persisted) ---------------------------------------------------------
@@ -77,6 +87,8 @@ var VTTBridge =
     var holdTimers = {};
     var lastTurnorder = null;
     var started = false;
+    var observers = []; // other scripts' functions called after our writes to a token
+    var observing = []; // the observers of other scripts this script registered with
 
     // -- state ----------------------------------------------------------------------------------
     function randomId() {
@@ -269,6 +281,73 @@ var VTTBridge =
         players: players,
         characters: characters,
         bars: st().settings.bars,
+        mod: { name: SCRIPT, version: VERSION },
+      });
+    }
+
+    // -- our writes, and other scripts' observers -------------------------------------------------
+    function snapshotOf(obj) {
+      var out = {};
+      G_FIELDS.forEach(function (f) {
+        var v = obj.get(f);
+        if (v !== undefined) out[f] = v;
+      });
+      return out;
+    }
+
+    /** A write of ours to a token: set it, remember its state, and tell the scripts observing
+     * us (VTTBridge.ObserveTokenChange), with what it was before. */
+    function write(obj, attrs) {
+      var prev = snapshotOf(obj);
+      obj.set(attrs);
+      lastSig[obj.id] = signature(graphicJSON(obj));
+      observers.forEach(function (fn) {
+        try {
+          fn(obj, prev);
+        } catch (e) {
+          log(SCRIPT + ": an observer failed: " + ((e && e.message) || e));
+        }
+      });
+    }
+
+    /** Another script registers to hear our writes to tokens: fn(token, prev). */
+    function observeTokenChange(fn) {
+      if (typeof fn === "function" && observers.indexOf(fn) < 0) observers.push(fn);
+    }
+
+    /** A change another script made and told its observers of: a token's (a move, a bar) as a
+     * player's drag or edit; an attribute's as a sheet edit. */
+    function onObserved(obj, prev) {
+      if (!obj || typeof obj.get !== "function") return;
+      var before = prev && typeof prev.get === "function" ? snapshotOf(prev) : prev || {};
+      var type = obj.get("_type");
+      if (type === "graphic") onChangeGraphic(obj, before);
+      else if (type === "attribute") onAttribute(obj, before);
+    }
+
+    /** Another script's API object by name. Scripts share one scope in the sandbox; a `const`
+     * at a script's top level (TokenMod's) is no property of the global object, so the scripts
+     * GMs use most are looked up by name. */
+    function scriptApi(name) {
+      if (name === "TokenMod") return typeof TokenMod !== "undefined" ? TokenMod : undefined;
+      if (name === "ChatSetAttr") return typeof ChatSetAttr !== "undefined" ? ChatSetAttr : undefined;
+      return typeof globalThis !== "undefined" ? globalThis[name] : undefined;
+    }
+
+    /** Register with the observers the `observe` setting names, those the game has. */
+    function registerObservers() {
+      (st().settings.observe || []).forEach(function (spec) {
+        var m = /^([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)(?::(\w+))?$/.exec(spec);
+        if (!m || observing.indexOf(spec) >= 0) return;
+        var api = scriptApi(m[1]);
+        if (!api || typeof api[m[2]] !== "function") return;
+        try {
+          if (m[3]) api[m[2]](m[3], onObserved);
+          else api[m[2]](onObserved);
+          observing.push(spec);
+        } catch (e) {
+          log(SCRIPT + ": could not observe " + spec + ": " + ((e && e.message) || e));
+        }
       });
     }
 
@@ -324,8 +403,7 @@ var VTTBridge =
     function hold(obj, prev, now) {
       var s = st();
       s.holds[obj.id] = { left: now.left, top: now.top, lastmove: now.lastmove, at: Date.now() };
-      obj.set({ left: prev.left, top: prev.top, lastmove: prev.lastmove || "" });
-      lastSig[obj.id] = signature(graphicJSON(obj));
+      write(obj, { left: prev.left, top: prev.top, lastmove: prev.lastmove || "" });
       if (holdTimers[obj.id]) clearTimeout(holdTimers[obj.id]);
       var ms = s.watch.maxHoldMs || (Number(s.settings.holdTimeout) || 30) * 1000;
       holdTimers[obj.id] = setTimeout(function () {
@@ -344,8 +422,7 @@ var VTTBridge =
       clearHold(id);
       var obj = h && getObj("graphic", id);
       if (!obj) return false;
-      obj.set({ left: h.left, top: h.top, lastmove: h.lastmove || "" });
-      lastSig[id] = signature(graphicJSON(obj));
+      write(obj, { left: h.left, top: h.top, lastmove: h.lastmove || "" });
       if (timedOut) {
         var secs = (st().watch.maxHoldMs || (Number(st().settings.holdTimeout) || 30) * 1000) / 1000;
         whisperGM("VTTBridge: the bridge did not answer in " + esc(secs) + " s; " +
@@ -556,8 +633,7 @@ var VTTBridge =
         }
         clearHold(obj.id);
       }
-      obj.set(attrs);
-      lastSig[obj.id] = signature(graphicJSON(obj));
+      write(obj, attrs);
       return null;
     }
 
@@ -627,7 +703,7 @@ var VTTBridge =
           // the bar is where the bridge reads this token's value (or its only place)
           var attrs = {};
           attrs[bar + "_value"] = String(value);
-          obj.set(attrs);
+          write(obj, attrs);
         } else if (own) {
           setAttr(attribute(cid, prefix + stat), value);
         } else {
@@ -811,10 +887,11 @@ var VTTBridge =
         return;
       }
       var v;
-      if (key === "ignore") {
-        v = st().settings.ignore.slice();
+      if (key === "ignore" || key === "observe") {
+        v = st().settings[key].slice();
         String(value).split(/[,\s]+/).forEach(function (item) {
-          var name = item.replace(/^[+-]!?/, "").toLowerCase();
+          var name = item.replace(/^[+-]!?/, "");
+          if (key === "ignore") name = name.toLowerCase();
           if (!name) return;
           var at = v.indexOf(name);
           if (item.charAt(0) === "-") {
@@ -841,6 +918,7 @@ var VTTBridge =
         }
       }
       st().settings[key] = v;
+      if (key === "observe") registerObservers();
       whisperGM("VTTBridge: " + esc(key) + " = " + esc(JSON.stringify(v)));
     }
 
@@ -897,6 +975,7 @@ var VTTBridge =
         onAttribute(obj, null);
       });
       on("chat:message", onChat);
+      registerObservers();
       lastTurnorder = Campaign().get("turnorder") || "";
       emit("hello", { version: VERSION, epoch: st().epoch });
       log(SCRIPT + " " + VERSION + " ready (state v" + st().version + ")");
@@ -904,5 +983,10 @@ var VTTBridge =
 
     on("ready", start);
 
-    return { version: VERSION, mergeTurnorder: mergeTurnorder, snapshot: snapshot };
+    return {
+      version: VERSION,
+      mergeTurnorder: mergeTurnorder,
+      snapshot: snapshot,
+      ObserveTokenChange: observeTokenChange,
+    };
   })();

@@ -157,9 +157,18 @@ def _why(enc: Encounter, actor: str) -> str:
     return f"a move with another action: {speed} ft in all"
 
 
-def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None = None) -> Outcome:
+def move(
+    enc: Encounter,
+    actor: str,
+    path: Sequence[Cell],
+    *,
+    start: Cell | None = None,
+    climb: float = 0.0,
+) -> Outcome:
     """Move ``actor`` along ``path`` (the cells a token passed through; it starts at his cell,
-    or at ``start`` when the VTT reports where the move began, which is added if missing). In
+    or at ``start`` when the VTT reports where the move began, which is added if missing).
+    ``climb``: the height (ft) the move climbs or descends between levels (floors), counted on
+    top of the path's length. In
     combat, on his turn, within his budget; the move actions it needs are spent
     (:mod:`vttbridge.rules.actions`). Outside the fight the move is free. Raises ``over_budget``
     (with
@@ -169,7 +178,7 @@ def move(enc: Encounter, actor: str, path: Sequence[Cell], *, start: Cell | None
     state = foe(enc)
     require_not_surprised(enc, actor, state)
     cells = full_path(enc, actor, path, start)
-    length = enc.grid.path_length(cells)
+    length = enc.grid.path_length(cells) + climb
     out = Outcome()
 
     if not fighting(enc, actor):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,23 @@ from vttbridge.sdk.testing import WorldHarness
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 ROOT = HERE.parents[2]
+
+
+MODULE = ROOT / "adapters" / "foundry" / "module"
+
+
+@pytest.fixture(scope="session")
+def npm_installed() -> None:
+    """The module's npm packages (``npm ci`` when any is missing)."""
+    wanted = ("socket.io-client", "typescript", "fvtt-types")
+    if all((MODULE / "node_modules" / name).is_dir() for name in wanted):
+        return
+    npm = shutil.which("npm")
+    assert npm, "npm is needed to install the module's packages"
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund"], cwd=MODULE, check=True, timeout=900,
+        capture_output=True,
+    )  # fmt: skip
 
 
 def fixture(name: str) -> Any:
@@ -76,4 +95,12 @@ def ops(commands: list[Command]) -> list[str]:
 
 
 def chat_text(commands: list[Command]) -> str:
-    return "\n".join(str(c.data.get("content")) for c in commands if c.op == "ChatMessage.create")
+    """The chat the commands post: messages, and the whispers questions fall back to."""
+    return "\n".join(str(chat_data(c).get("content")) for c in commands if chat_data(c))
+
+
+def chat_data(c: Command) -> dict:
+    """The ``ChatMessage.create`` data of a command, or of a question's chat fallback."""
+    if c.op == "ChatMessage.create":
+        return c.data
+    return c.data["fallback"] if c.op == "User.query" else {}

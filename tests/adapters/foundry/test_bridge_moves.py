@@ -69,9 +69,13 @@ class Module:
 
 
 def texts(commands: list[dict[str, Any]]) -> str:
+    """The chat of the commands, questions' whispers included (their fallback)."""
+    chats = [c["data"]["fallback"] if c["op"] == "User.query" else c["data"] for c in commands]
+    ops = [c["op"] for c in commands]
     return "\n".join(
-        str(c["data"].get("content")) for c in commands if c["op"] == "ChatMessage.create"
-    )
+        str(d.get("content")) for d, op in zip(chats, ops, strict=True)
+        if op in ("ChatMessage.create", "User.query")
+    )  # fmt: skip
 
 
 def snapshot(at: dict[str, tuple[int, int]], regions: list[dict] | None = None) -> dict:

@@ -162,14 +162,13 @@ class Module:
         cmd = await self.wait(
             pattern,
             lambda c: (
-                c["op"] == "ChatMessage.create"
-                and "prompt" in c["data"]["flags"]["vttbridge"]
-                and re.search(pattern, c["data"]["content"])
+                c["op"] == "User.query"
+                and re.search(pattern, c["data"]["fallback"]["content"])
                 and not c.get("seen")
             ),
         )
         cmd["seen"] = True
-        return cmd["data"]["flags"]["vttbridge"]["prompt"]
+        return cmd["data"]["prompt"]
 
     def ops(self, op: str) -> list[dict[str, Any]]:
         return [c for c in self.commands if c["op"] == op]

@@ -49,18 +49,6 @@ def _cli(*args: str, **kw: object) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def npm_installed() -> None:
-    if (MODULE / "node_modules" / "socket.io-client").is_dir():
-        return
-    npm = shutil.which("npm")
-    assert npm, "npm is needed to install the module's packages"
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund"], cwd=MODULE, check=True, timeout=600,
-        capture_output=True,
-    )  # fmt: skip
-
-
 class Served:
     def __init__(self, url: str, db: Path) -> None:
         self.url, self.db = url, db
@@ -76,16 +64,18 @@ class Served:
         return name, key.group(1)
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    tmp = tmp_path_factory.mktemp("bridge")
+@contextlib.contextmanager
+def serving(
+    tmp: Path, adapter: str = "vttbridge.adapters.foundry:FoundryAdapter"
+) -> Iterator[Served]:
+    """A ``vttbridge serve`` subprocess serving ``adapter`` on a free port, with a SQLite file
+    in ``tmp``; its log is ``tmp / "serve.log"``."""
     db = tmp / "bridge.sqlite3"
     port = _free_port()
     log = (tmp / "serve.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "vttbridge", "serve", "--db", str(db), "--port", str(port),
-         "--adapter", "vttbridge.adapters.foundry:FoundryAdapter",
-         "--no-default-world", "--log-level", "info"],
+         "--adapter", adapter, "--no-default-world", "--log-level", "info"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -106,6 +96,12 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serving(tmp_path_factory.mktemp("bridge")) as served:
+        yield served
 
 
 def _node_test(test_file: str, env: dict[str, str], timeout: float = 180) -> str:
@@ -133,9 +129,12 @@ def _state(bridge: Served, env: dict[str, str]) -> dict:
     return json.loads(urllib.request.urlopen(req, timeout=5).read())
 
 
-@pytest.mark.parametrize("test_file", ["test/e2e.test.mjs", "test/e2e-v13.test.mjs"])
+@pytest.mark.parametrize(
+    "test_file", ["test/e2e.test.mjs", "test/e2e-v13.test.mjs", "test/e2e-v14.test.mjs"]
+)
 def test_module_under_node(npm_installed: None, bridge: Served, test_file: str) -> None:
-    """Kevin's corner on Foundry v12 (held by preUpdateToken) and v13 (paused, resumed)."""
+    """Kevin's corner on Foundry v12 (held by preUpdateToken), v13 (paused, resumed) and v14
+    (paused by the hold region, resumed; questions as User#query dialogs)."""
     env = _env(bridge)
     out = _node_test(test_file, env)
     assert "# skipped 0" in out
@@ -185,6 +184,20 @@ def test_foe_turn_on_v13_ruler_budget_paths_and_jumps(npm_installed: None, bridg
     assert state["encounter"]["round"] == 2
 
 
+def test_v14_levels_regions_queries_and_effects(npm_installed: None, bridge: Served) -> None:
+    """Foundry v14: a token on another level crosses the watched corner and sets nothing off;
+    on the corner's level its movement is paused by the module's hold region and resumed; the
+    rules' question is a User#query dialog that times out to its default (fire); the Ready's
+    condition is an Active Effect with the rules' duration, ended once (by the module when the
+    Ready fires, by Foundry's expiry when it runs out)."""
+    env = _env(bridge)
+    out = _node_test("test/e2e-levels-v14.test.mjs", env)
+    assert "# skipped 0" in out
+    state = _state(bridge, env)
+    assert tuple(state["tokens"]["tThug00000000003"]["cell"]) == (9, 6)
+    assert tuple(state["tokens"]["tGary00000000002"]["cell"]) == (9, 5)
+
+
 def test_module_unit_tests(npm_installed: None) -> None:
     """The module's pieces without a bridge: commands fixture, holds, the player relay (v12 and
     v13), the budget ruler, the link's bookkeeping (last_seq, events re-sent, retries)."""
@@ -198,6 +211,7 @@ def test_module_unit_tests(npm_installed: None) -> None:
     [
         ("corner12", "spycraft", "Kevin holds back (Reflex"),
         ("corner13", "spycraft", "Kevin holds back (Reflex"),
+        ("corner14", "spycraft", "Kevin holds back (Reflex"),
         ("foe13", "foe", "Move refused: Mint can jump 12.5 ft"),
     ],
 )

@@ -511,3 +511,49 @@ def test_the_modules_path_length_fixture_is_what_the_rules_measure():
         grid = Grid(distance=case["distance"], metric=case["metric"])
         cells = [Cell(x=x, y=y) for x, y in case["cells"]]
         assert grid.path_length(cells) == case["length"], case
+
+
+# -- v14 scene levels --------------------------------------------------------------------------
+
+
+def test_v14_levels_reach_the_rules(adapter):
+    """A v14 token's level is part of its position: the snapshot's tokens and regions carry
+    theirs; a movement's waypoints give each point its level, and a leg that changes level
+    counts the height between the floors (its ends' elevation)."""
+    snap = fixture("snapshot")
+    snap["tokens"][0]["level"] = "lvlGround0000001"
+    snap["regions"] = [
+        {"_id": "rCorner000000001", "name": "corner", "levels": ["lvlGround0000001"],
+         "shapes": [{"type": "rectangle", "x": 1000, "y": 400, "width": 100, "height": 100}]},
+        {"_id": "rYard00000000002", "name": "yard", "levels": None,
+         "shapes": [{"type": "rectangle", "x": 0, "y": 0, "width": 100, "height": 100}]},
+    ]  # fmt: skip
+    (s,) = translate(adapter, "snapshot", snap)
+    assert s.tokens[0].level == "lvlGround0000001" and s.tokens[1].level is None
+    assert s.region_levels == {"corner": ["lvlGround0000001"]}
+    p = fixture("updateToken")
+    p["token"].update(x=1400, y=700, level="lvlUpstairs00002", elevation=10)
+    p["origin"] = {"x": 1600, "y": 700, "level": "lvlGround0000001", "elevation": 0}
+    p["waypoints"] = [
+        {"x": 1500, "y": 700, "level": "lvlGround0000001", "elevation": 0},
+        {"x": 1500, "y": 700, "level": "lvlUpstairs00002", "elevation": 10},  # the stairs
+        {"x": 1400, "y": 700, "level": "lvlUpstairs00002", "elevation": 10},
+    ]
+    (moved,) = translate(adapter, "updateToken", p, warehouse())
+    assert moved.waypoints() == [Cell(x=16, y=7), Cell(x=15, y=7), Cell(x=15, y=7),
+                                 Cell(x=14, y=7)]  # fmt: skip
+    assert moved.levels == ["lvlGround0000001", "lvlGround0000001", "lvlUpstairs00002",
+                            "lvlUpstairs00002"]  # fmt: skip
+    assert moved.climb == 10 and moved.level == "lvlUpstairs00002"
+    # a level changed from the token HUD: a move in place
+    q = fixture("updateToken")
+    q["changes"] = {"_id": q["token"]["_id"], "level": "lvlUpstairs00002"}
+    q["token"].update(level="lvlUpstairs00002", elevation=10)
+    q["origin"] = {"x": q["token"]["x"], "y": q["token"]["y"], "level": "lvlGround0000001",
+                   "elevation": 0}  # fmt: skip
+    (lift,) = translate(adapter, "updateToken", q, warehouse())
+    assert lift.from_cell == lift.to_cell and lift.levels[-1] == "lvlUpstairs00002"
+    assert lift.climb == 10
+    # v13 and older: no levels anywhere
+    (flat,) = translate(adapter, "updateToken", fixture("updateToken"), warehouse())
+    assert flat.levels == [] and flat.climb == 0

@@ -123,10 +123,16 @@ def test_question_has_answer_buttons(adapter):
             text="Fire or cancel? `!answer p1 <option>`",
         ),
     )
-    assert cmd.data["whisper"] == ["kT3rPq8Zx1LmNo2B"]
-    assert 'data-vttbridge-answer="p1 fire"' in cmd.data["content"]
-    assert cmd.data["flags"][FLAG]["prompt"] == "p1"
-    assert "&lt;option&gt;" in cmd.data["content"]
+    # v13+: a User#query dialog for that player, closed after the prompt's timeout
+    assert cmd.op == "User.query" and cmd.data["userId"] == "kT3rPq8Zx1LmNo2B"
+    assert (cmd.data["prompt"], cmd.data["options"], cmd.data["default"]) == (
+        "p1", ["fire", "cancel"], "fire")  # fmt: skip
+    # the fallback (v11-v12, or a player who cannot be queried): a whisper with buttons
+    chat = cmd.data["fallback"]
+    assert chat["whisper"] == ["kT3rPq8Zx1LmNo2B"]
+    assert 'data-vttbridge-answer="p1 fire"' in chat["content"]
+    assert chat["flags"][FLAG]["prompt"] == "p1"
+    assert "&lt;option&gt;" in chat["content"]
 
 
 def test_token_update_pixels_follow_the_grid_and_token_size(adapter):

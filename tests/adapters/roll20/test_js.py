@@ -93,3 +93,19 @@ def test_end_to_end_ready_on_a_held_move(relay_built: Path) -> None:
 
 def test_end_to_end_the_rules_changes_reach_sheets_and_tokens(relay_built: Path) -> None:
     _node_test(relay_built, "e2e-sheets.test.mjs")
+
+
+def test_the_mod_among_other_scripts(relay_built: Path) -> None:
+    """TokenMod's moves and bar changes reach the Mod through TokenMod's observer; another
+    script registered with VTTBridge.ObserveTokenChange hears the Mod's writes."""
+    _node_test(relay_built, "neighbours.test.mjs")
+
+
+def test_end_to_end_a_tokenmod_move_and_a_put_back_others_hear(relay_built: Path) -> None:
+    """A TokenMod move reaches the rules; a refused drag's put-back reaches another script."""
+    _node_test(relay_built, "e2e-neighbours.test.mjs")
+
+
+def test_end_to_end_a_mod_the_bridge_does_not_support_is_told(relay_built: Path) -> None:
+    """Versions meet: the relay's box and a whisper to the GM say the Mod needs an update."""
+    _node_test(relay_built, "e2e-versions.test.mjs")

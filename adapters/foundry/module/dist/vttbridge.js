@@ -1242,10 +1242,10 @@ var Socket = class _Socket extends Emitter {
     if (opts.transportImplementations || ((_a = opts.transports) === null || _a === void 0 ? void 0 : _a.length) && typeof opts.transports[0] === "function") {
       this.transports = [];
       this._transportsByName = /* @__PURE__ */ Object.create(null);
-      ((_b = opts.transportImplementations) !== null && _b !== void 0 ? _b : opts.transports).forEach((t) => {
-        const transportName = t.prototype.name;
+      ((_b = opts.transportImplementations) !== null && _b !== void 0 ? _b : opts.transports).forEach((t2) => {
+        const transportName = t2.prototype.name;
         this.transports.push(transportName);
-        this._transportsByName[transportName] = t;
+        this._transportsByName[transportName] = t2;
       });
     } else {
       this.transports = opts.transports ? [...opts.transports] : ["polling", "websocket", "webtransport"];
@@ -3417,8 +3417,11 @@ function line(a, b) {
 }
 function gridSize(scene) {
   const g = scene?.grid;
-  const size = typeof g === "number" ? g : g?.size ?? scene?.dimensions?.size;
-  return size > 0 ? size : 100;
+  const size = typeof g === "number" ? g : (
+    /** @type {{size?: number} | undefined} */
+    g?.size ?? scene?.dimensions?.size
+  );
+  return size !== void 0 && size > 0 ? size : 100;
 }
 function watchedMove(token, changes, watch, size) {
   const entries = watch?.watches;
@@ -3437,42 +3440,48 @@ function xyOf(cell, size, w = 1, h = 1) {
 function stepCells(points, size, w = 1, h = 1) {
   const cells = [];
   const legs = [];
+  const levels = [];
   let prev = null;
+  let level = null;
   points.forEach((p, i) => {
     const c = cellOf(p.x, p.y, size, p.width ?? w, p.height ?? h);
-    if (prev === null) {
-      cells.push(c);
-      legs.push(0);
-    } else {
-      for (const step of line(prev, c).slice(1)) {
-        cells.push(step);
-        legs.push(i);
-      }
+    level = p.level ?? level;
+    const steps = prev === null ? [c] : line(prev, c).slice(1);
+    for (const step of steps) {
+      cells.push(step);
+      legs.push(i);
+      levels.push(level);
     }
     prev = c;
   });
-  return { cells, legs };
+  return { cells, legs, levels };
 }
-function watchedEntry(token, cells, watch) {
+function applies(m, token, level) {
+  if (m.token && m.token !== token._id && m.token !== token.id) return false;
+  if (m.exclude && (m.exclude === token._id || m.exclude === token.id)) return false;
+  return !m.levels?.length || level != null && m.levels.includes(level);
+}
+function watchedEntry(token, cells, watch, levels, only = () => true) {
   const entries = watch?.watches;
   if (!Array.isArray(entries) || entries.length === 0 || cells.length < 2) return -1;
+  const at = (i) => levels?.[i] ?? null;
   let first = -1;
   for (const m of entries) {
-    if (m.token && m.token !== token._id && m.token !== token.id) continue;
-    if (m.exclude && (m.exclude === token._id || m.exclude === token.id)) continue;
-    let at = -1;
+    if (!only(m)) continue;
+    let found = -1;
     if (m.cells == null) {
-      at = cells.findIndex((c, i) => i > 0 && (c[0] !== cells[0][0] || c[1] !== cells[0][1]));
+      found = cells.findIndex((c, i) => i > 0 && (c[0] !== cells[0][0] || c[1] !== cells[0][1]) && applies(m, token, at(i)));
     } else {
       const set = new Set(m.cells.map(([x, y]) => `${x},${y}`));
+      const inside = (i) => set.has(`${cells[i][0]},${cells[i][1]}`) && applies(m, token, at(i));
       for (let i = 1; i < cells.length; i++) {
-        if (set.has(`${cells[i][0]},${cells[i][1]}`) && !set.has(`${cells[i - 1][0]},${cells[i - 1][1]}`)) {
-          at = i;
+        if (inside(i) && !inside(i - 1)) {
+          found = i;
           break;
         }
       }
     }
-    if (at > 0 && (first < 0 || at < first)) first = at;
+    if (found > 0 && (first < 0 || found < first)) first = found;
   }
   return first;
 }
@@ -3495,7 +3504,6 @@ function pathLength(cells, metric = "alternating", distance = 5) {
 }
 
 // src/ruler.js
-var FLAG = "vttbridge";
 var RULER_COLORS = Object.freeze({
   walk: 3390542,
   // within one action
@@ -3524,13 +3532,25 @@ function plannedLength(doc, waypoint, b) {
   const w0 = doc.width ?? 1;
   const h0 = doc.height ?? 1;
   const cell = (p) => cellOf(p.x, p.y, size, p.width ?? w0, p.height ?? h0);
-  const here = cellOf(doc._source?.x ?? doc.x, doc._source?.y ?? doc.y, size, w0, h0);
+  const here = cellOf(doc._source.x, doc._source.y, size, w0, h0);
   let leg = [here];
   let total = 0;
+  let level = (
+    /** @type {import("../types/foundry-v14").TokenDocumentV14} */
+    doc.level ?? null
+  );
+  let elevation = doc._source.elevation ?? 0;
   chain.forEach((p, i) => {
     const c = cell(p);
-    const last = leg.at(-1);
+    const last = leg[leg.length - 1];
     if (c[0] !== last[0] || c[1] !== last[1]) leg.push(c);
+    const to = (
+      /** @type {import("../types/foundry-v14").Leveled<RulerWaypoint>} */
+      p
+    );
+    if (to.level && level && to.level !== level) total += Math.abs((p.elevation ?? elevation) - elevation);
+    level = to.level ?? level;
+    elevation = p.elevation ?? elevation;
     if (p.checkpoint && i < chain.length - 1) {
       total += pathLength(leg, b.metric, b.distance ?? 5);
       leg = [c];
@@ -3540,103 +3560,324 @@ function plannedLength(doc, waypoint, b) {
 }
 function budgetRuler(Base, enabled = () => true) {
   return class VttbridgeTokenRuler extends Base {
+    /** @param {RulerWaypoint} waypoint */
     _getSegmentStyle(waypoint) {
       const style = super._getSegmentStyle(waypoint);
       const color = this.vttbridgeColor(waypoint);
-      if (color !== null && style && style.width > 0) style.color = color;
+      if (color !== null && style && (style.width ?? 0) > 0) style.color = color;
       return style;
     }
+    /** @param {RulerWaypoint} waypoint @param {foundry.grid.BaseGrid.Offset3D} offset */
     _getGridHighlightStyle(waypoint, offset) {
       const style = super._getGridHighlightStyle(waypoint, offset);
       const color = this.vttbridgeColor(waypoint);
       if (color !== null && style && style.alpha !== 0) style.color = color;
       return style;
     }
-    /** The colour of the path up to `waypoint`, or null for Foundry's own. */
+    /**
+     * The colour of the path up to `waypoint`, or null for Foundry's own.
+     * @param {RulerWaypoint} waypoint @returns {number | null}
+     */
     vttbridgeColor(waypoint) {
       if (waypoint?.stage !== "planned" || !enabled()) return null;
       const doc = this.token?.document;
-      const b = doc?.flags?.[FLAG]?.budget;
-      if (!b) return null;
+      const b = doc?.getFlag("vttbridge", "budget");
+      if (!doc || !b) return null;
       return RULER_COLORS[budgetTier(b, plannedLength(doc, waypoint, b))];
     }
   };
 }
 
-// src/module.js
+// src/i18n.js
 var MODULE_ID = "vttbridge";
+function t(key, data) {
+  const id = `VTTBRIDGE.${key}`;
+  const i18n = game.i18n;
+  if (!i18n) return id;
+  if (!data) return i18n.localize(id);
+  return i18n.format(id, Object.fromEntries(Object.entries(data).map(([k, v]) => [k, String(v)])));
+}
+function notify(level, key, data) {
+  ui.notifications?.[level](t(key, data));
+}
+
+// src/holdregions.js
+var HOLD_TYPE = (
+  /** @type {const} */
+  `${MODULE_ID}.hold`
+);
+var onEnter = null;
+function holdBehaviorClass(handler) {
+  onEnter = handler;
+  class HoldBehavior extends foundry.data.regionBehaviors.RegionBehaviorType {
+    /** No settings of its own: the region's flags say whom it watches. */
+    static defineSchema() {
+      return {};
+    }
+    static events = { [CONST.REGION_EVENTS.TOKEN_MOVE_IN]: HoldBehavior.onMoveIn };
+    /**
+     * @this {HoldBehavior}
+     * @param {RegionDocument.RegionEvent} event
+     */
+    static async onMoveIn(event) {
+      if (!event.user?.isSelf || event.name !== CONST.REGION_EVENTS.TOKEN_MOVE_IN) return;
+      const data = (
+        /** @type {{token: TokenDocumentV14, movement: MovementV14}} */
+        /** @type {unknown} */
+        event.data
+      );
+      const watch = this.region?.getFlag(MODULE_ID, "hold");
+      if (!watch || !accepts(watch, data.token)) return;
+      onEnter?.(data.token, data.movement);
+    }
+  }
+  return HoldBehavior;
+}
+function accepts(watch, doc) {
+  if (watch.token && watch.token !== doc.id) return false;
+  return !(watch.exclude && watch.exclude === doc.id);
+}
+function isHoldRegion(region) {
+  return Boolean(region.getFlag(MODULE_ID, "hold"));
+}
+function wanted(scene, watch) {
+  const size = gridSize(scene);
+  return (watch?.watches ?? []).filter((m) => m.cells?.length).map((m) => {
+    const key = JSON.stringify([m.cells, m.token ?? null, m.exclude ?? null, m.levels ?? null]);
+    return {
+      key,
+      data: {
+        name: t("Hold.RegionName"),
+        shapes: (m.cells ?? []).map(([x, y]) => ({ type: "rectangle", x: x * size, y: y * size, width: size, height: size, rotation: 0, hole: false })),
+        levels: m.levels?.length ? [...m.levels] : null,
+        behaviors: [{ type: HOLD_TYPE, name: t("Hold.BehaviorName"), system: {} }],
+        flags: { [MODULE_ID]: { hold: { key, token: m.token ?? null, exclude: m.exclude ?? null } } }
+      }
+    };
+  });
+}
+async function syncHoldRegions(scene, options) {
+  const want = wanted(scene, scene.getFlag(MODULE_ID, "watch"));
+  const have = scene.regions.contents.filter(isHoldRegion);
+  const keys = new Set(want.map((w) => w.key));
+  const stale = have.filter((r) => !keys.has(r.getFlag(MODULE_ID, "hold")?.key ?? "")).map((r) => r.id ?? "");
+  const kept = new Set(have.map((r) => r.getFlag(MODULE_ID, "hold")?.key));
+  const fresh = want.filter((w) => !kept.has(w.key)).map((w) => w.data);
+  if (stale.length) await scene.deleteEmbeddedDocuments("Region", stale, options);
+  if (fresh.length) await scene.createEmbeddedDocuments(
+    "Region",
+    /** @type {never} */
+    fresh,
+    options
+  );
+  return stale.length + fresh.length;
+}
+function enteredHold(doc, movement) {
+  const scene = doc.parent;
+  const watch = scene?.getFlag(MODULE_ID, "watch");
+  if (!scene || !watch?.watches?.length || !movement.pending?.waypoints?.length) return false;
+  const size = gridSize(scene);
+  const points = [movement.origin, ...movement.passed.waypoints];
+  const { cells, levels } = stepCells(points, size, doc.width ?? 1, doc.height ?? 1);
+  const at = watchedEntry(doc, cells, watch, levels, (m) => m.cells !== null);
+  const end = cellOf(doc._source.x, doc._source.y, size, doc.width ?? 1, doc.height ?? 1);
+  return at > 0 && cells[at][0] === end[0] && cells[at][1] === end[1];
+}
+
+// src/prompts.js
+var QUERY = (
+  /** @type {const} */
+  "vttbridge.prompt"
+);
+function escapeHtml(text) {
+  const map = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  return String(text).replace(/[&<>"']/g, (c) => map[c] ?? c);
+}
+function queriesApi() {
+  return Number(game.release?.generation ?? 0) >= 13;
+}
+async function askDialog(data) {
+  const { DialogV2 } = foundry.applications.api;
+  let shown = null;
+  const timer = data.timeout ? setTimeout(() => shown?.close(), data.timeout * 1e3) : null;
+  const wait = data.timeout ? t("Prompt.Wait", { default: data.default, seconds: data.timeout }) : "";
+  try {
+    const choice = await DialogV2.wait({
+      window: { title: t("Prompt.Title") },
+      content: `<p>${escapeHtml(data.question)}</p>${wait ? `<p class="hint">${escapeHtml(wait)}</p>` : ""}`,
+      buttons: data.options.map((o) => ({ action: o, label: o, default: o === data.default })),
+      rejectClose: false,
+      render: (_event, dialog) => {
+        shown = dialog;
+      }
+    });
+    return typeof choice === "string" && data.options.includes(choice) ? choice : null;
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+function registerQueries() {
+  if (!queriesApi() || !CONFIG.queries) return;
+  CONFIG.queries[QUERY] = async (data) => askDialog(data);
+}
+
+// src/effects.js
+var CommandError = class extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+};
+function statusEffect({ id, name, img }) {
+  const entry = { id, name: name ?? id, img: img ?? "icons/svg/aura.svg" };
+  const list = (
+    /** @type {unknown} */
+    CONFIG.statusEffects
+  );
+  if (Array.isArray(list)) {
+    const known = list.find((e) => e.id === id);
+    if (known) return (
+      /** @type {typeof entry} */
+      known
+    );
+    if (name || img) list.push(Number(game.release?.generation ?? 0) >= 12 ? entry : { id, name: entry.name, label: entry.name, icon: entry.img });
+    return entry;
+  }
+  const byId = (
+    /** @type {Record<string, typeof entry>} */
+    list
+  );
+  if (!byId[id] && (name || img)) byId[id] = entry;
+  return byId[id] ?? entry;
+}
+function liveEffect(actor, id) {
+  for (const e of actor.effects) {
+    const effect = (
+      /** @type {ActiveEffectV14} */
+      /** @type {unknown} */
+      e
+    );
+    if (effect.getFlag(MODULE_ID, "status") === id && !effect.duration.expired && !effect.disabled) return effect;
+  }
+  return void 0;
+}
+async function setStatus(token, status, options) {
+  const actor = token.actor;
+  const v14 = Number(game.release?.generation ?? 0) >= 14;
+  if (actor && v14 && (status.duration || actor.effects.some((e) => e.getFlag(MODULE_ID, "status") === status.id))) {
+    return setTimedEffect(actor, status, options);
+  }
+  if (actor && typeof actor.toggleStatusEffect === "function") return actor.toggleStatusEffect(status.id, { active: status.active });
+  const v11 = (
+    /** @type {{toggleActiveEffect?: (s: object, o: {active: boolean}) => Promise<unknown>}} */
+    /** @type {unknown} */
+    token
+  );
+  if (typeof v11.toggleActiveEffect === "function") return v11.toggleActiveEffect(statusEffect(status), { active: status.active });
+  throw new CommandError("no_status_effects", "This Foundry version cannot toggle status effects.");
+}
+async function setTimedEffect(actor, status, options) {
+  const live = liveEffect(actor, status.id);
+  if (!status.active) {
+    if (live) await live.delete(options);
+    return false;
+  }
+  if (live) return true;
+  const look = statusEffect(status);
+  const data = {
+    name: look.name ?? status.id,
+    img: look.img,
+    statuses: [status.id],
+    duration: status.duration ?? void 0,
+    flags: { [MODULE_ID]: { status: status.id } }
+  };
+  await actor.createEmbeddedDocuments("ActiveEffect", [
+    /** @type {never} */
+    data
+  ], options);
+  return true;
+}
+
+// src/module.js
 var VERSION = "0.1.0";
 var NAMESPACE = "/foundry";
 var PROTOCOL = 1;
 var CLOSED_HOLDS_KEPT = 200;
 var RELAY_SLACK_MS = 500;
 var OUTBOX_MAX = 200;
+var QUERY_SLACK_S = 2;
 var FINAL_REFUSALS = ["bad_auth", "wrong_key", "unknown_world", "unsupported_protocol"];
-var FLAG2 = MODULE_ID;
+var FLAG = MODULE_ID;
 function newId() {
   const bytes = new Uint8Array(12);
   globalThis.crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 function plain(value2) {
-  return value2 === void 0 ? void 0 : JSON.parse(JSON.stringify(value2));
+  return value2 === void 0 ? value2 : JSON.parse(JSON.stringify(value2));
 }
 function dimensionsOf(scene) {
-  const d = scene?.dimensions;
+  const d = scene.dimensions;
   return d?.width > 0 && d?.height > 0 ? { dimensions: { width: d.width, height: d.height } } : {};
 }
 function toObject(doc) {
-  return typeof doc?.toObject === "function" ? doc.toObject() : plain(doc);
+  return (
+    /** @type {Record<string, any>} */
+    doc.toObject()
+  );
 }
 function hashText(text) {
   let h = 5381;
   for (let i = 0; i < text.length; i++) h = (h << 5) + h + text.charCodeAt(i) >>> 0;
   return h.toString(36);
 }
-function escapeHtml(text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-}
 function setting(key) {
   try {
-    return game.settings.get(MODULE_ID, key);
+    return game.settings?.get(MODULE_ID, key);
   } catch {
     return void 0;
   }
 }
+function generation() {
+  return Number(game.release?.generation ?? 0);
+}
 function movementApi() {
-  return Number(game.release?.generation ?? 0) >= 13;
+  return generation() >= 13;
 }
-function notify(level, text) {
-  globalThis.ui?.notifications?.[level]?.(`vttbridge: ${text}`);
-}
-function docClass(name) {
-  return globalThis.CONFIG?.[name]?.documentClass ?? globalThis[name];
+function regionHolds() {
+  return generation() >= 14 && Boolean(CONFIG.RegionBehavior?.dataModels?.[HOLD_TYPE]);
 }
 function isPrimaryGM() {
   const active = game.users?.activeGM;
-  if (active !== void 0) return Boolean(active?.isSelf ?? active?.id === game.user?.id);
+  if (active !== void 0) return Boolean(active?.isSelf);
   return Boolean(game.user?.isGM);
 }
 function activeScene() {
-  return game.scenes?.active ?? globalThis.canvas?.scene ?? null;
+  return game.scenes?.active ?? canvas?.scene ?? null;
 }
 function gmIds() {
-  return (game.users?.filter?.((u) => u.isGM) ?? []).map((u) => u.id);
+  return (game.users?.filter((u) => u.isGM) ?? []).map((u) => u.id ?? "");
 }
 function whisperIds(list) {
   const out = [];
   for (const id of list ?? []) {
-    if (id === "GM") {
-      const gms = docClass("ChatMessage")?.getWhisperRecipients?.("GM") ?? [];
-      out.push(...gms.length ? gms.map((u) => u.id ?? u) : gmIds());
-    } else out.push(id);
+    if (id === "GM") out.push(...gmIds());
+    else out.push(id);
   }
   return out;
 }
 function ownWrite(mark) {
-  return Boolean(mark) && !mark.fallback && !mark.split;
+  return Boolean(mark) && !mark?.fallback && !mark?.split;
+}
+function markOf(options) {
+  return (
+    /** @type {Record<string, Mark> | undefined} */
+    options?.[FLAG]
+  );
 }
 function storedSeq(key) {
+  if (!key) return null;
   try {
     const v = globalThis.localStorage?.getItem(key);
     if (v === null || v === void 0 || v === "") return null;
@@ -3646,28 +3887,51 @@ function storedSeq(key) {
     return null;
   }
 }
-var WAYPOINT_KEYS = ["x", "y", "elevation", "width", "height", "shape", "action", "snapped", "explicit", "checkpoint"];
+function watchOf(scene) {
+  const watch = scene?.getFlag(MODULE_ID, "watch");
+  return watch?.watches?.length ? watch : null;
+}
+function gmOnline() {
+  return Boolean(game.users?.activeGM ?? game.users?.find((u) => u.isGM && u.active));
+}
+function isSelf(user) {
+  return Boolean(user?.isSelf);
+}
+function movementOf(doc) {
+  return (
+    /** @type {MovementV14} */
+    /** @type {unknown} */
+    doc.movement
+  );
+}
+function levelOf(doc) {
+  return (
+    /** @type {TokenDocumentV14} */
+    doc.level ?? null
+  );
+}
+var WAYPOINT_KEYS = (
+  /** @type {const} */
+  ["x", "y", "elevation", "width", "height", "shape", "action", "snapped", "explicit", "checkpoint", "level"]
+);
 function moveWaypoints(waypoints) {
   return waypoints.filter((w) => !w.intermediate).map((w) => Object.fromEntries(WAYPOINT_KEYS.filter((k) => w[k] !== void 0).map((k) => [k, w[k]])));
 }
 function explicitWaypoints(waypoints) {
-  return waypoints.filter((w) => !w.intermediate).map((w) => ({ x: w.x, y: w.y, ...w.action ? { action: w.action } : {} }));
+  return waypoints.filter((w) => !w.intermediate).map((w) => ({ x: w.x, y: w.y, ...w.action ? { action: w.action } : {}, ...w.level ? { level: w.level, elevation: w.elevation } : {} }));
 }
 function sameCell(a, b, size, doc) {
   const w = doc.width ?? 1;
   const h = doc.height ?? 1;
   const ca = cellOf(a.x, a.y, size, a.width ?? w, a.height ?? h);
   const cb = cellOf(b.x, b.y, size, b.width ?? w, b.height ?? h);
-  return ca[0] === cb[0] && ca[1] === cb[1];
-}
-function isSelf(user) {
-  return Boolean(user?.isSelf ?? (user?.id && user.id === game.user?.id));
+  return ca[0] === cb[0] && ca[1] === cb[1] && (a.level ?? null) === (b.level ?? null);
 }
 function stopMovement(token, movementId) {
   const m = token.movement;
   if (!m || m.id !== movementId) return;
-  if (isSelf(m.user)) token.stopMovement?.();
-  else game.socket?.emit?.(`module.${MODULE_ID}`, { type: "stop", sceneId: token.parent?.id, tokenId: token.id, movementId });
+  if (isSelf(m.user)) token.stopMovement();
+  else game.socket?.emit(`module.${MODULE_ID}`, { type: "stop", sceneId: token.parent?.id, tokenId: token.id, movementId });
 }
 async function letThrough(h) {
   const token = game.scenes?.get(h.sceneId)?.tokens?.get(h.tokenId);
@@ -3676,16 +3940,22 @@ async function letThrough(h) {
     token.resumeMovement(h.movementId, h.id);
     return;
   }
-  await token.update(h.changes, { animate: true, [FLAG2]: { fallback: h.id } });
+  await token.update(
+    h.changes,
+    /** @type {never} */
+    { animate: true, [FLAG]: { fallback: h.id } }
+  );
 }
-var CommandError = class extends Error {
-  constructor(code, message) {
-    super(message);
-    this.code = code;
-  }
-};
+async function whisperGMs(key, data, notice) {
+  await ChatMessage.implementation.create({
+    content: `<p>${escapeHtml(t(key, data))}</p>`,
+    whisper: gmIds(),
+    speaker: { alias: "vttbridge" },
+    flags: { [FLAG]: { bridge: true, notice } }
+  });
+}
 var Bridge = class {
-  /** `connect`: socket.io-client's `io` (a test passes a stand-in socket's). */
+  /** @param {{io?: Connect}} [opts] `io`: socket.io-client's (a test passes a stand-in's) */
   constructor({ io: connect = lookup2 } = {}) {
     this.io = connect;
     this.socket = null;
@@ -3701,6 +3971,7 @@ var Bridge = class {
     this.seqKey = null;
     this.outbox = /* @__PURE__ */ new Map();
     this.heldMoves = /* @__PURE__ */ new Map();
+    this.noticed = /* @__PURE__ */ new Set();
   }
   get connected() {
     return Boolean(this.socket?.connected);
@@ -3712,24 +3983,24 @@ var Bridge = class {
     const world = String(setting("world") ?? "").trim();
     const key = String(setting("key") ?? "").trim();
     if (!url2 || !world || !key) {
-      notify("warn", "not linked: set the server URL, world and key in the module settings.");
+      notify("warn", "Notify.NotLinked");
       return false;
     }
     let target;
     try {
       target = new URL(url2);
     } catch {
-      notify("error", `the server URL ${url2} is not a URL (e.g. http://localhost:8787).`);
+      notify("error", "Notify.BadUrl", { url: url2 });
       return false;
     }
     if (globalThis.location?.protocol === "https:" && target.protocol === "http:" && !isLoopback(target)) {
-      notify("warn", "Foundry is served over HTTPS: the browser will block an http:// bridge. Use https:// (see the README).");
+      notify("warn", "Notify.MixedContent");
     }
     this.seqKey = `${MODULE_ID}.lastSeq.${game.world?.id ?? "world"}.${world}.${hashText(`${target.origin}|${key}`)}`;
     this.lastSeq = storedSeq(this.seqKey);
     const base = target.pathname.replace(/\/+$/, "");
     this.state = "connecting";
-    this.socket = this.io(target.origin + NAMESPACE, {
+    const socket = this.io(target.origin + NAMESPACE, {
       path: `${base}/socket.io`,
       transports: ["websocket", "polling"],
       reconnection: true,
@@ -3750,10 +4021,15 @@ var Bridge = class {
         }
       })
     });
-    this.socket.on("connect", () => this.onConnect());
-    this.socket.on("disconnect", (reason) => this.onDisconnect(reason));
-    this.socket.on("connect_error", (err) => this.onConnectError(err));
-    this.socket.on("command", (msg, ack) => this.onCommand(msg, ack));
+    this.socket = socket;
+    socket.on("connect", () => this.onConnect());
+    socket.on("disconnect", (reason) => this.onDisconnect(reason));
+    socket.on("connect_error", (err) => this.onConnectError(
+      /** @type {Error & {data?: {code?: string, retry_after?: number}}} */
+      err
+    ));
+    socket.on("command", (msg, ack) => this.onCommand(msg, ack));
+    socket.on("notice", (notice) => this.onNotice(notice));
     return true;
   }
   stop() {
@@ -3768,41 +4044,62 @@ var Bridge = class {
     const recovered = this.everConnected;
     this.everConnected = true;
     this.state = "connected";
-    notify("info", recovered ? "connection recovered." : `linked to ${setting("serverUrl")} (world ${setting("world")}).`);
+    if (recovered) notify("info", "Notify.Recovered");
+    else notify("info", "Notify.Linked", { url: String(setting("serverUrl")), world: String(setting("world")) });
     for (const [id, e] of this.outbox) if (e.event === "snapshot") this.outbox.delete(id);
     for (const e of [...this.outbox.values()]) this.emitQueued(e);
     this.sendSnapshot();
   }
+  /** @param {string} reason */
   onDisconnect(reason) {
     if (!this.socket) return;
-    if (this.state === "connected") notify("warn", `connection lost (${reason}); retrying...`);
+    if (this.state === "connected") notify("warn", "Notify.Lost", { reason });
     this.state = "lost";
     if (reason === "io server disconnect") {
       setTimeout(() => this.socket?.connect(), 2e3);
     }
-    for (const h of [...this.holds.values()]) this.fallback(h, "the vttbridge connection was lost");
+    for (const h of [...this.holds.values()]) this.fallback(h, "Hold.Lost");
   }
+  /** @param {Error & {data?: {code?: string, retry_after?: number}}} err */
   onConnectError(err) {
     const code = err?.data?.code;
-    if (FINAL_REFUSALS.includes(code)) {
-      notify("error", `the server refused the link: ${err.message}`);
+    if (code && FINAL_REFUSALS.includes(code)) {
+      notify("error", "Notify.Refused", { reason: err.message });
       this.state = "refused";
       this.socket?.disconnect();
       return;
     }
-    if (this.state !== "lost" && this.state !== "retrying") notify("warn", `cannot reach ${setting("serverUrl")} (${err?.message ?? err}); retrying...`);
+    if (this.state !== "lost" && this.state !== "retrying") {
+      notify("warn", "Notify.Unreachable", { url: String(setting("serverUrl")), reason: String(err?.message ?? err) });
+    }
     this.state = "retrying";
     const wait = Math.max(3, Number(err?.data?.retry_after) || 0) * 1e3;
     if (err?.data) setTimeout(() => this.socket && !this.socket.connected && this.socket.connect(), wait);
   }
+  /**
+   * What the bridge says of this connection: a companion of a version it does not support
+   * (this module, older or newer than its range) is told so in plain words, once a session.
+   * @param {Notice} n
+   */
+  onNotice(n) {
+    if (n?.code !== "companion_version") return;
+    const seen = `${n.companion?.name}@${n.companion?.version}`;
+    if (this.noticed.has(seen)) return;
+    this.noticed.add(seen);
+    const data = { version: n.companion?.version ?? "?", range: n.supported ?? "?", bridge: n.bridge ?? "?" };
+    notify("warn", n.older ? "Notify.ModuleTooOld" : "Notify.ModuleTooNew", data);
+  }
   // -- outbound events ------------------------------------------------------------------------
-  /** Send an event; it stays in the outbox until the bridge acknowledges it, and goes again
-   * after a reconnect if its ack was lost (socket.io buffers only while disconnected). */
+  /**
+   * Send an event; it stays in the outbox until the bridge acknowledges it, and goes again
+   * after a reconnect if its ack was lost (socket.io buffers only while disconnected).
+   * @param {string} event @param {Record<string, unknown>} payload
+   */
   send(event, payload) {
     if (!this.socket) return;
     const body = { id: newId(), systemId: game.system?.id, ...payload };
     const entry = { event, body };
-    this.outbox.set(body.id, entry);
+    this.outbox.set(String(body.id), entry);
     if (this.outbox.size > OUTBOX_MAX) {
       const [oldest] = this.outbox.keys();
       this.outbox.delete(oldest);
@@ -3810,13 +4107,14 @@ var Bridge = class {
     }
     if (this.socket.connected) this.emitQueued(entry);
   }
+  /** @param {{event: string, body: Record<string, unknown>}} entry */
   emitQueued(entry) {
     const { event, body } = entry;
-    this.socket.emit(event, body, (ack) => {
-      this.outbox.delete(body.id);
+    this.socket?.emit(event, body, (ack) => {
+      this.outbox.delete(String(body.id));
       if (ack && !ack.ok) {
         console.warn(`vttbridge | ${event} refused: ${ack.error?.code}: ${ack.error?.message}`);
-        if (event === "snapshot") notify("warn", `the server refused the scene: ${ack.error?.message}`);
+        if (event === "snapshot") notify("warn", "Notify.SceneRefused", { reason: ack.error?.message ?? "?" });
       }
     });
   }
@@ -3824,28 +4122,25 @@ var Bridge = class {
     const scene = activeScene();
     if (!scene) return;
     this.sceneId = scene.id;
-    const tokens = scene.tokens?.contents ?? [...scene.tokens ?? []];
-    const actorIds = new Set(tokens.map((t) => t.actorId).filter(Boolean));
-    const actors = [...actorIds].map((id) => game.actors?.get(id)).filter(Boolean).map((a) => actorData(a));
-    for (const t of tokens) this.positions.set(t.id, { x: t.x, y: t.y });
+    const tokens = scene.tokens.contents;
+    const actorIds = new Set(tokens.map((tk) => tk.actorId).filter((id) => typeof id === "string"));
+    const actors = [...actorIds].map((id) => game.actors?.get(id)).filter((a) => a !== void 0).map((a) => actorData(a));
+    for (const tk of tokens) this.positions.set(tk.id ?? "", placeOf(tk));
     const combat = sceneCombat(scene);
-    if (combat) this.turns.set(combat.id, turnOf(combat));
-    const regions = (scene.regions?.contents ?? [...scene.regions ?? []]).map((r) => ({
-      _id: r.id,
-      name: r.name,
-      shapes: plain(r.shapes ?? r._source?.shapes ?? [])
-    }));
+    if (combat) this.turns.set(combat.id ?? "", turnOf(combat));
+    const regions = (scene.regions?.contents ?? []).filter((r) => !isHoldRegion(r)).map((r) => ({ _id: r.id, name: r.name, shapes: plain(toObject(r).shapes ?? []), levels: toObject(r).levels ?? null }));
     this.send("snapshot", {
       scene: { _id: scene.id, name: scene.name, grid: gridData(scene), ...dimensionsOf(scene) },
-      tokens: tokens.map((t) => toObject(t)),
+      tokens: tokens.map((tk) => toObject(tk)),
       combat: combat ? combatData(combat) : null,
-      users: (game.users?.contents ?? [...game.users ?? []]).map((u) => ({ _id: u.id, name: u.name, role: u.role })),
+      users: (game.users?.contents ?? []).map((u) => ({ _id: u.id, name: u.name, role: u.role })),
       actors,
       regions,
       env: { foundry: game.version, generation: game.release?.generation, system: game.system?.id, systemVersion: game.system?.version }
     });
   }
   // -- commands -------------------------------------------------------------------------------
+  /** @param {Command} msg @param {((ack: CommandAck) => void) | undefined} ack */
   onCommand(msg, ack) {
     const reply = typeof ack === "function" ? ack : () => {
     };
@@ -3865,28 +4160,41 @@ var Bridge = class {
       } catch (e) {
         this.setSeq(msg.seq);
         console.warn(`vttbridge | command ${msg.seq} ${msg.op} failed:`, e);
-        reply({ ok: false, error: { code: e.code ?? "apply_failed", message: String(e.message ?? e) } });
+        const err = (
+          /** @type {{code?: string, message?: string}} */
+          e
+        );
+        reply({ ok: false, error: { code: err.code ?? "apply_failed", message: String(err.message ?? e) } });
       }
     });
     return this.chain;
   }
+  /** @param {number} seq */
   setSeq(seq) {
     if (this.lastSeq !== null && seq <= this.lastSeq) return;
     this.lastSeq = seq;
     try {
-      globalThis.localStorage?.setItem(this.seqKey, String(seq));
+      if (this.seqKey) globalThis.localStorage?.setItem(this.seqKey, String(seq));
     } catch {
     }
   }
+  /** @param {Command} msg @returns {Promise<Record<string, unknown> | null>} */
   async apply(msg) {
-    const data = msg.data ?? {};
-    const options = { ...msg.options ?? {} };
-    options[FLAG2] = { ...options[FLAG2] ?? {}, seq: msg.seq };
+    const data = (
+      /** @type {Record<string, any>} */
+      msg.data ?? {}
+    );
+    const options = { ...msg.options ?? {}, [FLAG]: { ...markOf(msg.options) ?? {}, seq: msg.seq } };
     switch (msg.op) {
       case "ChatMessage.create": {
         const { whisper, flags, ...rest } = data;
-        const message = { ...rest, whisper: whisperIds(whisper), flags: { ...flags ?? {}, [FLAG2]: { ...flags?.[FLAG2] ?? {}, seq: msg.seq } } };
-        await docClass("ChatMessage").create(message, options);
+        const message = { ...rest, whisper: whisperIds(whisper), flags: { ...flags ?? {}, [FLAG]: { ...flags?.[FLAG] ?? {}, seq: msg.seq } } };
+        await ChatMessage.implementation.create(
+          /** @type {never} */
+          message,
+          /** @type {never} */
+          options
+        );
         return null;
       }
       case "Token.update":
@@ -3900,121 +4208,226 @@ var Bridge = class {
         if (data.round !== void 0) update.round = data.round;
         let turn = data.turn;
         if (data.tokenId) {
-          const i = (combat.turns ?? []).findIndex((c) => c.tokenId === data.tokenId);
+          const i = combat.turns.findIndex((c) => c.tokenId === data.tokenId);
           if (i >= 0) turn = i;
         }
         if (turn !== void 0 && turn !== null) update.turn = turn;
-        await combat.update(update, options);
+        await combat.update(
+          update,
+          /** @type {never} */
+          options
+        );
         return null;
       }
       case "Combat.delete": {
         const combat = findCombat(data._id);
-        if (combat) await combat.delete(options);
+        if (combat) await combat.delete(
+          /** @type {never} */
+          options
+        );
         return null;
       }
       case "Scene.update": {
         const scene = data._id && game.scenes?.get(data._id) || activeScene();
         if (!scene) throw new CommandError("no_scene", "There is no scene to update.");
         const { _id, ...update } = data;
-        await scene.update(update, options);
+        await scene.update(
+          update,
+          /** @type {never} */
+          options
+        );
+        if (regionHolds() && update.flags?.[FLAG]?.watch !== void 0) await syncHoldRegions(scene, options);
         return null;
       }
       case "Actor.update":
         return this.applyActorUpdate(data, options);
       case "Actor.toggleStatusEffect":
-        return this.applyStatuses(data);
+        return this.applyStatuses(data, options);
+      case "User.query":
+        return this.applyQuery(
+          /** @type {PromptCommand} */
+          data,
+          msg.seq
+        );
       default:
         throw new CommandError("unknown_op", `This module does not know the command ${msg.op}.`);
     }
   }
+  /** @param {Record<string, any>} data @param {Options & {vttbridge: Mark}} options */
   async applyTokenUpdate(data, options) {
     const scene = data.sceneId && game.scenes?.get(data.sceneId) || activeScene();
-    const token = scene?.tokens?.get(data._id);
+    const token = scene?.tokens.get(data._id);
     if (!token) throw new CommandError("unknown_token", `No token ${data._id} on the scene.`);
     const { _id, sceneId, ...update } = data;
-    const holdId = options[FLAG2]?.hold;
+    const holdId = options[FLAG].hold;
     if (holdId) {
       const hold = this.holds.get(holdId);
       if (hold) {
         this.closeHold(hold);
         if (hold.movementId) {
-          await this.releasePaused(hold, token, options[FLAG2].moved ? null : update, options);
+          await this.releasePaused(hold, token, options[FLAG].moved ? null : update, options);
           return { hold: holdId };
         }
-        const change = options[FLAG2].moved ? hold.changes : update;
-        await token.update(change, options);
+        const change = options[FLAG].moved ? hold.changes : update;
+        await token.update(
+          change,
+          /** @type {never} */
+          options
+        );
         return { hold: holdId };
       }
       if (this.closedHolds.has(holdId)) return { hold: holdId, skipped: "the move already went through" };
     }
-    await token.update(update, options);
-    if ("x" in update || "y" in update) this.positions.set(token.id, { x: token.x, y: token.y });
+    await token.update(
+      update,
+      /** @type {never} */
+      options
+    );
+    if ("x" in update || "y" in update) this.positions.set(token.id ?? "", placeOf(token));
     return null;
   }
-  /** v13: the end of a paused movement. `elsewhere` null: the rules let it through, it resumes
+  /**
+   * v13+: the end of a paused movement. `elsewhere` null: the rules let it through, it resumes
    * (the mover's client goes on along its path); else it stops where it is paused and the token
-   * goes where the rules put it, if that is somewhere else. */
+   * goes where the rules put it, if that is somewhere else.
+   * @param {Hold} hold @param {TokenDocument} token @param {{x?: number, y?: number} | null} elsewhere
+   * @param {Options} options
+   */
   async releasePaused(hold, token, elsewhere, options) {
+    if (!hold.movementId) return;
     if (elsewhere === null) {
       token.resumeMovement(hold.movementId, hold.id);
       return;
     }
     stopMovement(token, hold.movementId);
     const { x = token.x, y = token.y } = elsewhere;
-    if (x !== token.x || y !== token.y) await token.update({ x, y }, { ...options, animate: false });
+    if (x !== token.x || y !== token.y) await token.update(
+      { x, y },
+      /** @type {never} */
+      { ...options, animate: false }
+    );
   }
+  /** @param {string | undefined} sceneId @param {string} tokenId @returns {TokenDocument} */
   findToken(sceneId, tokenId) {
     const scene = sceneId && game.scenes?.get(sceneId) || activeScene();
-    const token = scene?.tokens?.get(tokenId);
+    const token = scene?.tokens.get(tokenId);
     if (!token) throw new CommandError("unknown_token", `No token ${tokenId} on the scene.`);
     return token;
   }
-  /** The rules' changes to a sheet. An unlinked token's are its own: its synthetic actor
+  /**
+   * The rules' changes to a sheet. An unlinked token's are its own: its synthetic actor
    * (TokenDocument#actor) keeps them in the token's delta. Marked as ours, so the updateActor
-   * hook that follows is not sent back. */
+   * hook that follows is not sent back.
+   * @param {Record<string, any>} data @param {Options} options
+   */
   async applyActorUpdate(data, options) {
     const actor = data.tokenId ? this.findToken(data.sceneId, data.tokenId).actor : game.actors?.get(data._id);
     if (!actor) throw new CommandError("unknown_actor", `No actor ${data._id ?? data.tokenId}.`);
-    await actor.update(data.update ?? {}, options);
+    await actor.update(
+      data.update ?? {},
+      /** @type {never} */
+      options
+    );
     return null;
   }
-  /** The conditions the rules put on a character, as status effects on its token. */
-  async applyStatuses(data) {
+  /**
+   * The conditions the rules put on a character, on its token (effects.js).
+   * @param {Record<string, any>} data @param {Options} options
+   */
+  async applyStatuses(data, options) {
     const token = this.findToken(data.sceneId, data.tokenId);
-    for (const s of data.statuses ?? []) await setStatus(token, statusEffect(s), Boolean(s.active));
+    for (
+      const s of
+      /** @type {StatusToggle[]} */
+      data.statuses ?? []
+    ) {
+      statusEffect(s);
+      await setStatus(token, s, options);
+    }
     return null;
   }
+  /**
+   * A rules question (prompts.js): v13+ a query to the player's client (a dialog; the GM's own
+   * here), answered by an `answer` event; else, or for a player who cannot be queried, the
+   * whisper with answer buttons. The command is done once the question is out.
+   * @param {PromptCommand} data @param {number} seq
+   */
+  async applyQuery(data, seq) {
+    const user = data.userId ? game.users?.get(data.userId) : game.users?.activeGM;
+    if (!queriesApi() || !user?.active) {
+      const chat = { ...data.fallback, whisper: whisperIds(data.fallback.whisper) };
+      chat.flags = { ...chat.flags ?? {}, [FLAG]: { ...chat.flags?.[FLAG] ?? {}, seq } };
+      await ChatMessage.implementation.create(
+        /** @type {never} */
+        chat
+      );
+      return { asked: "chat" };
+    }
+    const question = { prompt: data.prompt, question: data.question, options: data.options, default: data.default, timeout: data.timeout ?? null, token: data.token ?? null };
+    const timeout = data.timeout ? (data.timeout + QUERY_SLACK_S) * 1e3 : void 0;
+    const asked = user.isSelf ? askDialog(question) : user.query(QUERY, question, timeout ? { timeout } : {});
+    asked.then(
+      (option) => {
+        if (typeof option === "string") this.send("answer", { userId: user.id, prompt: data.prompt, option });
+      },
+      () => {
+      }
+      // not answered in time: the bridge applies the prompt's default
+    );
+    return { asked: user.id };
+  }
+  /** @param {Record<string, any>} data @param {Options} options */
   async applyCombatant(data, options) {
     const combat = findCombat(data.combatId);
-    const sceneId = this.sceneId ?? activeScene()?.id;
+    const sceneId = this.sceneId ?? activeScene()?.id ?? null;
     const combatant = combat && (data._id ? combat.combatants.get(data._id) : combat.combatants.find((c) => c.tokenId === data.tokenId));
     if (combatant) {
-      await combatant.update({ initiative: data.initiative }, options);
+      await combatant.update(
+        { initiative: data.initiative },
+        /** @type {never} */
+        options
+      );
       return null;
     }
-    const scene = game.scenes?.get(sceneId);
-    const token = scene?.tokens?.get(data.tokenId);
+    const scene = sceneId ? game.scenes?.get(sceneId) : void 0;
+    const token = scene?.tokens.get(data.tokenId);
     const entry = { tokenId: data.tokenId, sceneId, actorId: token?.actorId, initiative: data.initiative };
     if (combat) {
-      await combat.createEmbeddedDocuments("Combatant", [entry], options);
+      await combat.createEmbeddedDocuments(
+        "Combatant",
+        [
+          /** @type {never} */
+          entry
+        ],
+        /** @type {never} */
+        options
+      );
       return null;
     }
-    await docClass("Combat").create({ scene: sceneId, active: true, combatants: [entry] }, options);
+    await Combat.implementation.create(
+      /** @type {never} */
+      { scene: sceneId, active: true, combatants: [entry] },
+      /** @type {never} */
+      options
+    );
     return null;
   }
   // -- held moves -----------------------------------------------------------------------------
-  /** Hold a watched move until the bridge answers (see sdk/holds.py). */
+  /**
+   * Hold a watched move until the bridge answers (see sdk/holds.py).
+   * @param {Hold} h
+   */
   async hold(h) {
     h.closed = false;
     this.holds.set(h.id, h);
     await null;
-    if (!this.connected) {
-      this.fallback(h, "vttbridge is not connected");
+    if (!this.connected || !this.socket) {
+      this.fallback(h, "Hold.NotConnected");
       return;
     }
     if (h.movementId) {
       this.heldMoves.set(h.movementId, h.id);
-      if (this.heldMoves.size > CLOSED_HOLDS_KEPT) this.heldMoves.delete(this.heldMoves.keys().next().value);
+      if (this.heldMoves.size > CLOSED_HOLDS_KEPT) this.heldMoves.delete(this.heldMoves.keys().next().value ?? "");
     }
     const scene = game.scenes?.get(h.sceneId);
     const payload = {
@@ -4032,7 +4445,7 @@ var Bridge = class {
     try {
       ack = await this.socket.timeout(h.budget).emitWithAck("preUpdateToken", payload);
     } catch {
-      this.fallback(h, `vttbridge did not answer within ${(h.budget / 1e3).toFixed(1)} s`);
+      this.fallback(h, "Hold.NoAnswer", { seconds: (h.budget / 1e3).toFixed(1) });
       return;
     }
     if (h.closed) return;
@@ -4042,41 +4455,46 @@ var Bridge = class {
       await letThrough(h);
       return;
     }
-    h.timer = setTimeout(() => this.fallback(h, "no ruling came in time"), h.maxHold);
+    h.timer = setTimeout(() => this.fallback(h, "Hold.NoRuling"), h.maxHold);
   }
+  /** @param {Hold} h */
   closeHold(h) {
     h.closed = true;
     if (h.timer) clearTimeout(h.timer);
     this.holds.delete(h.id);
     this.closedHolds.add(h.id);
-    if (this.closedHolds.size > CLOSED_HOLDS_KEPT) this.closedHolds.delete(this.closedHolds.values().next().value);
+    if (this.closedHolds.size > CLOSED_HOLDS_KEPT) this.closedHolds.delete(this.closedHolds.values().next().value ?? "");
   }
-  /** The bridge did not rule in time: the move goes through and is reported as completed,
-   * under the held event's id (whichever reaches the bridge first counts). */
-  async fallback(h, why) {
+  /**
+   * The bridge did not rule in time: the move goes through and is reported as completed,
+   * under the held event's id (whichever reaches the bridge first counts).
+   * @param {Hold} h @param {string} why an i18n key (VTTBRIDGE.Hold.*) @param {Record<string, string | number>} [data]
+   */
+  async fallback(h, why, data = {}) {
     if (h.closed) return;
     this.closeHold(h);
-    const name = h.token?.name ?? "A token";
     await letThrough(h);
-    await docClass("ChatMessage")?.create?.({
-      content: `<p>${escapeHtml(`${why}: ${name}'s move went through. A Ready it sets off resolves now that the move is done.`)}</p>`,
-      speaker: { alias: "vttbridge" },
-      whisper: gmIds(),
-      flags: { [FLAG2]: { bridge: true, notice: "hold-fallback" } }
-    });
+    await whisperGMs("Hold.WentThrough", { why: t(why, data), name: String(h.token?.name ?? t("Hold.AToken")) }, "hold-fallback");
   }
   // -- forwarded hooks ------------------------------------------------------------------------
+  /**
+   * @param {TokenDocument} doc @param {Record<string, any>} changed @param {Options} options @param {string} userId
+   */
   onUpdateToken(doc, changed, options, userId) {
     if (doc.parent?.id !== this.sceneId) return;
-    const mark = options?.[FLAG2];
-    const before = this.positions.get(doc.id);
-    if ("x" in changed || "y" in changed) this.positions.set(doc.id, { x: doc.x, y: doc.y });
+    const mark = markOf(options);
+    const before = this.positions.get(doc.id ?? "");
+    const moved = "x" in changed || "y" in changed || "level" in changed;
+    if (moved) this.positions.set(doc.id ?? "", placeOf(doc));
     if (ownWrite(mark)) return;
-    if (options?._movement?.[doc.id]) {
+    if (
+      /** @type {{_movement?: Record<string, unknown>}} */
+      options?._movement?.[doc.id ?? ""]
+    ) {
       changed = { ...changed };
-      for (const k of ["x", "y", "elevation", "width", "height", "shape", "rotation"]) delete changed[k];
+      for (const k of ["x", "y", "elevation", "width", "height", "shape", "rotation", "level"]) delete changed[k];
     }
-    const keys = ["x", "y", "name", "hidden", "disposition", "actorId", "actorLink", "delta", "actorData"];
+    const keys = ["x", "y", "level", "name", "hidden", "disposition", "actorId", "actorLink", "delta", "actorData"];
     if (!keys.some((k) => k in changed)) return;
     const payload = {
       userId,
@@ -4087,67 +4505,79 @@ var Bridge = class {
       grid: gridData(doc.parent)
     };
     if (mark?.fallback) payload.id = mark.fallback;
-    if (before && ("x" in changed || "y" in changed)) payload.origin = before;
+    if (before && moved) payload.origin = before;
     this.send("updateToken", payload);
   }
-  /** v13: a completed leg of a movement, with its path and how each waypoint was moved. Legs
-   * of a held movement resumed later go under the hold's id: the bridge has applied it. */
+  /**
+   * v13+: a completed leg of a movement, with its path and how each waypoint was moved. Legs
+   * of a held movement resumed later go under the hold's id: the bridge has applied it. On v14
+   * the leg that enters a hold region is left to the hold (the mover's client sends it whole).
+   * @param {TokenDocument} doc @param {MovementV14} movement @param {Options} operation @param {User} user
+   */
   onMoveToken(doc, movement, operation, user) {
     if (doc.parent?.id !== this.sceneId) return;
-    const mark = operation?.[FLAG2];
+    const mark = markOf(operation);
     if (ownWrite(mark)) return;
     const size = gridSize(doc.parent);
+    const held = [movement.id, ...movement.chain ?? []].map((id) => this.heldMoves.get(id)).find(Boolean);
+    if (!held && !mark?.fallback && regionHolds() && enteredHold(doc, movement)) return;
     const points = explicitWaypoints(movement.passed?.waypoints ?? []);
-    const origin = movement.origin ?? this.positions.get(doc.id);
+    const origin = movement.origin ?? this.positions.get(doc.id ?? "");
     const start = cellOf(origin.x, origin.y, size, origin.width ?? doc.width ?? 1, origin.height ?? doc.height ?? 1);
     const end = cellOf(doc.x, doc.y, size, doc.width ?? 1, doc.height ?? 1);
-    if (start[0] === end[0] && start[1] === end[1] && points.every((w) => sameCell(w, origin, size, doc))) return;
-    const held = [movement.id, ...movement.chain ?? []].map((id) => this.heldMoves.get(id)).find(Boolean);
+    const level = levelOf(doc);
+    if (start[0] === end[0] && start[1] === end[1] && (origin.level ?? null) === level && points.every((w) => sameCell(w, origin, size, doc))) return;
     const payload = {
       userId: user?.id,
       sceneId: doc.parent.id,
       token: toObject(doc),
-      changes: { x: doc.x, y: doc.y },
+      changes: { x: doc.x, y: doc.y, ...level ? { level } : {} },
       options: {},
-      origin: { x: origin.x, y: origin.y },
+      origin: { x: origin.x, y: origin.y, ...origin.level ? { level: origin.level, elevation: origin.elevation } : {} },
       waypoints: points,
-      grid: gridData(doc.parent)
+      grid: gridData(doc.parent),
+      ...mark?.fallback || held ? { id: mark?.fallback ?? held } : {}
+      // never applied twice
     };
-    if (mark?.fallback || held) payload.id = mark?.fallback ?? held;
     this.send("updateToken", payload);
   }
+  /** @param {ChatMessage} msg @param {Options} options @param {string} userId */
   onChat(msg, options, userId) {
-    if (msg.flags?.[FLAG2] || options?.[FLAG2]) return;
+    if (msg.getFlag(MODULE_ID, "bridge") || markOf(options)) return;
     this.send("createChatMessage", { userId, message: toObject(msg) });
   }
+  /** @param {Combat} combat @param {Record<string, unknown>} changed @param {Options} options @param {string} userId */
   onUpdateCombat(combat, changed, options, userId) {
-    const prior = this.turns.get(combat.id) ?? null;
-    this.turns.set(combat.id, turnOf(combat));
-    if (options?.[FLAG2]) return;
+    const prior = this.turns.get(combat.id ?? "") ?? null;
+    this.turns.set(combat.id ?? "", turnOf(combat));
+    if (markOf(options)) return;
     if (!("turn" in changed) && !("round" in changed)) return;
     const sceneId = sceneIdOf(combat);
     if (sceneId && sceneId !== this.sceneId) return;
     this.send("updateCombat", { userId, changes: plain(changed), combat: combatData(combat), prior });
   }
+  /** @param {Combat} combat @param {Options} options @param {string} userId */
   onDeleteCombat(combat, options, userId) {
-    this.turns.delete(combat.id);
-    if (options?.[FLAG2]) return;
+    this.turns.delete(combat.id ?? "");
+    if (markOf(options)) return;
     this.send("deleteCombat", { userId, combat: { _id: combat.id, round: combat.round ?? 0 } });
   }
-  onCombatant(event, combatant, changedOrOptions, optionsOrUser, maybeUser) {
-    const update = event === "updateCombatant";
-    const changed = update ? changedOrOptions : {};
-    const options = update ? optionsOrUser : changedOrOptions;
-    const userId = update ? maybeUser : optionsOrUser;
-    if (options?.[FLAG2]) return;
-    if (update && !("initiative" in changed)) return;
+  /**
+   * @param {"createCombatant" | "updateCombatant" | "deleteCombatant"} event @param {Combatant} combatant
+   * @param {Record<string, unknown>} changed @param {Options} options @param {string} userId
+   */
+  onCombatant(event, combatant, changed, options, userId) {
+    if (markOf(options)) return;
+    if (event === "updateCombatant" && !("initiative" in changed)) return;
     if (combatant.sceneId && combatant.sceneId !== this.sceneId) return;
     this.send(event, { userId, combatId: combatant.parent?.id, combatant: toObject(combatant), changes: plain(changed) });
   }
+  /** @param {Actor} actor @param {Record<string, unknown>} changed @param {Options} options @param {string} userId */
   onUpdateActor(actor, changed, options, userId) {
-    if (options?.[FLAG2]) return;
+    if (markOf(options)) return;
     this.send("updateActor", { userId, actorUuid: actor.uuid, actor: { _id: actor.id, name: actor.name, type: actor.type }, changes: plain(changed) });
   }
+  /** @param {Scene} scene @param {Record<string, unknown>} changed */
   onUpdateScene(scene, changed) {
     if ("active" in changed && scene.active) this.sendSnapshot();
     else if (scene.id === this.sceneId && ("grid" in changed || "regions" in changed)) this.sendSnapshot();
@@ -4156,17 +4586,28 @@ var Bridge = class {
 function isLoopback(url2) {
   return ["localhost", "127.0.0.1", "[::1]", "::1"].includes(url2.hostname);
 }
+function placeOf(doc) {
+  return { x: doc.x, y: doc.y, level: levelOf(doc), elevation: doc.elevation ?? 0 };
+}
 function gridData(scene) {
-  const g = scene?.grid;
+  const g = scene.grid;
   if (g && typeof g === "object") return { type: g.type, size: g.size, distance: g.distance, units: g.units };
-  return { size: gridSize(scene), distance: scene?.gridDistance ?? 5, units: scene?.gridUnits ?? "ft" };
+  return { size: gridSize(scene), distance: 5, units: "ft" };
 }
 function sceneIdOf(combat) {
-  return combat.scene?.id ?? (typeof combat.scene === "string" ? combat.scene : null) ?? combat._source?.scene ?? null;
+  const s = (
+    /** @type {unknown} */
+    combat.scene
+  );
+  if (typeof s === "string") return s;
+  return (
+    /** @type {{id?: string} | null} */
+    s?.id ?? /** @type {{scene?: string}} */
+    combat._source?.scene ?? null
+  );
 }
 function sceneCombat(scene) {
-  const combats = game.combats?.contents ?? [...game.combats ?? []];
-  const here = combats.filter((c) => sceneIdOf(c) === scene.id);
+  const here = (game.combats?.contents ?? []).filter((c) => sceneIdOf(c) === scene.id);
   return here.find((c) => c.active) ?? here[0] ?? null;
 }
 function findCombat(id) {
@@ -4176,87 +4617,68 @@ function findCombat(id) {
 }
 function combatData(combat) {
   const data = toObject(combat);
-  data.turns = (combat.turns ?? []).map((c) => toObject(c));
+  data.turns = combat.turns.map((c) => toObject(c));
   return data;
 }
 function turnOf(combat) {
-  const current = combat.turns?.[combat.turn ?? -1];
+  const current = combat.turns[combat.turn ?? -1];
   return { round: combat.round, turn: combat.turn, tokenId: current?.tokenId ?? null, combatantId: current?.id ?? null };
-}
-function statusEffect({ id, name, img }) {
-  const config = globalThis.CONFIG ?? (globalThis.CONFIG = {});
-  const v12 = Number(game.release?.generation ?? 12) >= 12;
-  const entry = v12 ? { id, name: name ?? id, img } : { id, name: name ?? id, label: name ?? id, icon: img };
-  const list = config.statusEffects ?? (config.statusEffects = []);
-  if (Array.isArray(list)) {
-    const known = list.find((e) => e.id === id);
-    if (known) return known;
-    if (name || img) list.push(entry);
-    return entry;
-  }
-  if (!list[id] && (name || img)) list[id] = entry;
-  return list[id] ?? entry;
-}
-async function setStatus(token, status, active) {
-  const actor = token.actor;
-  if (typeof actor?.toggleStatusEffect === "function") return actor.toggleStatusEffect(status.id, { active });
-  if (typeof token.toggleActiveEffect === "function") return token.toggleActiveEffect(status, { active });
-  if (typeof token.object?.toggleEffect === "function") return token.object.toggleEffect(status, { active });
-  throw new CommandError("no_status_effects", "This Foundry version cannot toggle status effects.");
 }
 function actorData(actor) {
   const o = toObject(actor);
-  return { _id: o._id ?? actor.id, name: o.name, type: o.type, system: o.system ?? {}, ownership: o.ownership ?? {}, flags: { [FLAG2]: o.flags?.[FLAG2] ?? {} } };
+  return { _id: o._id ?? actor.id, name: o.name, type: o.type, system: o.system ?? {}, ownership: o.ownership ?? {}, flags: { [FLAG]: o.flags?.[FLAG] ?? {} } };
 }
 var relayed = /* @__PURE__ */ new Map();
-function onPreUpdateToken(doc, changes, options, userId) {
-  if (movementApi()) return true;
-  if (options?.[FLAG2]) return true;
-  if (userId && game.user && userId !== game.user.id) return true;
-  const scene = doc.parent;
-  const watch = scene?.flags?.[FLAG2]?.watch;
-  if (!watch?.watches?.length) return true;
-  if (!watchedMove(toObject(doc), changes, watch, gridSize(scene))) return true;
-  const gmOnline2 = game.users?.activeGM ?? game.users?.find?.((u) => u.isGM && u.active);
-  if (!gmOnline2) return true;
-  const h = {
-    id: newId(),
-    sceneId: scene.id,
-    tokenId: doc.id,
-    token: toObject(doc),
-    changes: plain(changes),
-    userId: game.user?.id,
+function holdBase(doc, watch) {
+  return {
+    sceneId: doc.parent?.id ?? "",
+    tokenId: doc.id ?? "",
+    userId: game.user?.id ?? null,
     budget: Number(watch.budget_ms ?? 1500),
     maxHold: Number(watch.max_hold_ms ?? 9e4)
   };
-  if (bridge && isPrimaryGM()) {
-    bridge.hold(h);
-  } else {
-    relayHold(h);
-  }
+}
+function sendHold(h) {
+  if (bridge && isPrimaryGM()) bridge.hold(h);
+  else relayHold(h);
+}
+function onPreUpdateToken(doc, changes, options, userId) {
+  if (movementApi()) return true;
+  if (markOf(options)) return true;
+  if (userId && game.user && userId !== game.user.id) return true;
+  const scene = doc.parent;
+  const watch = watchOf(scene);
+  if (!scene || !watch) return true;
+  if (!watchedMove(doc, changes, watch, gridSize(scene))) return true;
+  if (!gmOnline()) return true;
+  sendHold({ ...holdBase(doc, watch), id: newId(), token: toObject(doc), changes: plain(changes) });
   return false;
 }
 var pausedHere = /* @__PURE__ */ new Set();
 var PAUSED_KEPT = 200;
-function watchOf(scene) {
-  const watch = scene?.flags?.[FLAG2]?.watch;
-  return watch?.watches?.length ? watch : null;
+function rememberPaused(id) {
+  pausedHere.add(id);
+  if (pausedHere.size > PAUSED_KEPT) pausedHere.delete(pausedHere.values().next().value ?? "");
 }
-function gmOnline() {
-  return Boolean(game.users?.activeGM ?? game.users?.find?.((u) => u.isGM && u.active));
+function hookEntry(doc, cells, watch, levels, whole) {
+  if (!regionHolds()) return watchedEntry(doc, cells, watch, levels);
+  const any = watchedEntry(doc, cells, watch, levels, (m) => m.cells === null);
+  const cell = watchedEntry(doc, cells, watch, levels, (m) => m.cells !== null);
+  if (cell >= 0 && (any < 0 || cell < any)) return whole && cell === cells.length - 1 ? cell : -1;
+  return any;
 }
 function onPreMoveToken(doc, move, options) {
-  if (options?.[FLAG2]) return true;
+  if (markOf(options)) return true;
   if ((move.chain ?? []).some((id) => pausedHere.has(id))) return true;
   const scene = doc.parent;
   const watch = watchOf(scene);
-  if (!watch || !gmOnline()) return true;
+  if (!scene || !watch || !gmOnline()) return true;
   const size = gridSize(scene);
   const w = doc.width ?? 1;
   const h = doc.height ?? 1;
   const passed = move.passed?.waypoints ?? [];
-  const { cells, legs } = stepCells([move.origin, ...passed], size, w, h);
-  const at = watchedEntry(toObject(doc), cells, watch);
+  const { cells, legs, levels } = stepCells([move.origin, ...passed], size, w, h);
+  const at = hookEntry(doc, cells, watch, levels, !move.pending?.waypoints?.length);
   if (at < 0) return true;
   const leg = legs[at];
   const stop = at === 1 && leg === 1 ? [move.origin.x, move.origin.y] : xyOf(cells[at - 1], size, w, h);
@@ -4266,7 +4688,12 @@ function onPreMoveToken(doc, move, options) {
     ...moveWaypoints([...passed.slice(leg - 1), ...move.pending?.waypoints ?? []])
   ];
   const { method, autoRotate, showRuler, constrainOptions } = move;
-  setTimeout(() => doc.move(waypoints, { method, autoRotate, showRuler, constrainOptions, [FLAG2]: { split: true } }), 0);
+  setTimeout(() => doc.move(
+    /** @type {never} */
+    waypoints,
+    /** @type {never} */
+    { method, autoRotate, showRuler, constrainOptions, [FLAG]: { split: true } }
+  ), 0);
   return false;
 }
 function onMoveToken(doc, movement, operation, user) {
@@ -4274,75 +4701,94 @@ function onMoveToken(doc, movement, operation, user) {
   if (isSelf(user)) maybePause(doc, movement);
 }
 function maybePause(doc, movement) {
-  const now = doc.movement;
+  const now = movementOf(doc);
   if (!now || now.id !== movement.id || now.state !== "pending") return;
   if ([movement.id, ...movement.chain ?? []].some((id2) => pausedHere.has(id2))) return;
   const scene = doc.parent;
   const watch = watchOf(scene);
-  if (!watch || !gmOnline()) return;
-  const here = { x: doc._source?.x ?? doc.x, y: doc._source?.y ?? doc.y };
+  if (!scene || !watch || !gmOnline()) return;
+  const here = { x: doc._source.x, y: doc._source.y, level: levelOf(doc) };
   const pending = now.pending?.waypoints ?? [];
-  const { cells } = stepCells([here, ...pending], gridSize(scene), doc.width ?? 1, doc.height ?? 1);
-  if (watchedEntry(toObject(doc), cells, watch) !== 1) return;
+  const { cells, levels } = stepCells([here, ...pending], gridSize(scene), doc.width ?? 1, doc.height ?? 1);
+  if (hookEntry(doc, cells, watch, levels, true) !== 1) return;
   const id = newId();
   if (!doc.pauseMovement(id)) return;
-  pausedHere.add(now.id);
-  if (pausedHere.size > PAUSED_KEPT) pausedHere.delete(pausedHere.values().next().value);
-  const last = explicitWaypoints(pending).at(-1) ?? here;
-  const h = {
+  rememberPaused(now.id);
+  const rest = explicitWaypoints(pending);
+  const last = rest[rest.length - 1] ?? here;
+  sendHold({
+    ...holdBase(doc, watch),
     id,
-    sceneId: scene.id,
-    tokenId: doc.id,
     token: toObject(doc),
-    changes: { x: last.x, y: last.y },
-    waypoints: explicitWaypoints(pending),
-    movementId: now.id,
-    userId: game.user?.id,
-    budget: Number(watch.budget_ms ?? 1500),
-    maxHold: Number(watch.max_hold_ms ?? 9e4)
-  };
-  if (bridge && isPrimaryGM()) bridge.hold(h);
-  else relayHold(h);
+    changes: { x: last.x, y: last.y, ...last.level ? { level: last.level } : {} },
+    waypoints: rest,
+    movementId: now.id
+  });
+}
+function onEnterHold(doc, movement) {
+  const now = movementOf(doc);
+  if (!now || now.id !== movement.id || now.state !== "pending") return;
+  if ([movement.id, ...movement.chain ?? []].some((id2) => pausedHere.has(id2))) return;
+  const scene = doc.parent;
+  const watch = watchOf(scene);
+  if (!scene || !watch || !gmOnline()) return;
+  const id = newId();
+  if (!doc.pauseMovement(id)) return;
+  rememberPaused(now.id);
+  const origin = movement.origin;
+  const path = explicitWaypoints([...movement.passed?.waypoints ?? [], ...now.pending?.waypoints ?? []]);
+  const last = path[path.length - 1];
+  sendHold({
+    ...holdBase(doc, watch),
+    id,
+    token: { ...toObject(doc), x: origin.x, y: origin.y, elevation: origin.elevation, ...origin.level ? { level: origin.level } : {} },
+    changes: { x: last.x, y: last.y, ...last.level ? { level: last.level } : {} },
+    waypoints: path,
+    movementId: now.id
+  });
 }
 function relayHold(h) {
-  game.socket?.emit?.(`module.${MODULE_ID}`, { type: "hold", hold: h });
+  game.socket?.emit(`module.${MODULE_ID}`, { type: "hold", hold: h });
   relayed.set(
     h.id,
     setTimeout(async () => {
       relayed.delete(h.id);
       await letThrough(h);
-      await docClass("ChatMessage")?.create?.({
-        content: `<p>${escapeHtml(`The GM's vttbridge did not answer: ${h.token?.name ?? "the token"}'s move went through. A Ready it sets off resolves now that the move is done.`)}</p>`,
-        whisper: gmIds(),
-        speaker: { alias: "vttbridge" },
-        flags: { [FLAG2]: { bridge: true, notice: "hold-fallback" } }
-      });
+      await whisperGMs("Hold.WentThrough", { why: t("Hold.GmSilent"), name: String(h.token?.name ?? t("Hold.AToken")) }, "hold-fallback");
     }, h.budget + RELAY_SLACK_MS)
   );
 }
-function onModuleSocket(msg) {
-  if (!msg || typeof msg !== "object") return;
-  if (msg.type === "hold" && bridge && isPrimaryGM()) {
-    game.socket?.emit?.(`module.${MODULE_ID}`, { type: "holding", id: msg.hold?.id });
+function onModuleSocket(raw) {
+  if (!raw || typeof raw !== "object") return;
+  const msg = (
+    /** @type {{type?: string, hold?: Hold, id?: string, sceneId?: string, tokenId?: string, movementId?: string}} */
+    raw
+  );
+  if (msg.type === "hold" && msg.hold && bridge && isPrimaryGM()) {
+    game.socket?.emit(`module.${MODULE_ID}`, { type: "holding", id: msg.hold.id });
     bridge.hold(msg.hold);
-  } else if (msg.type === "holding") {
+  } else if (msg.type === "holding" && msg.id) {
     const timer = relayed.get(msg.id);
     if (timer) {
       clearTimeout(timer);
       relayed.delete(msg.id);
     }
-  } else if (msg.type === "stop") {
-    const token = game.scenes?.get(msg.sceneId)?.tokens?.get(msg.tokenId);
-    if (token?.movement?.id === msg.movementId && isSelf(token.movement.user)) token.stopMovement();
+  } else if (msg.type === "stop" && msg.sceneId && msg.tokenId) {
+    const token = game.scenes?.get(msg.sceneId)?.tokens.get(msg.tokenId);
+    if (token && token.movement?.id === msg.movementId && isSelf(token.movement.user)) token.stopMovement();
   }
 }
 function wireAnswers(message, html) {
-  const root = html?.[0] ?? html;
-  if (!root?.querySelectorAll || !message?.flags?.[FLAG2]?.prompt) return;
+  const root = html instanceof HTMLElement ? html : html?.[0];
+  if (!root?.querySelectorAll || !message.getFlag(MODULE_ID, "prompt")) return;
   for (const button of root.querySelectorAll("[data-vttbridge-answer]")) {
     button.addEventListener("click", (event) => {
       event.preventDefault();
-      docClass("ChatMessage").create({ content: `!answer ${button.dataset.vttbridgeAnswer}`, speaker: { alias: game.user?.name } });
+      const answer = (
+        /** @type {HTMLElement} */
+        button.dataset.vttbridgeAnswer
+      );
+      ChatMessage.implementation.create({ content: `!answer ${answer}`, speaker: { alias: game.user?.name } });
     });
   }
 }
@@ -4350,9 +4796,10 @@ var bridge = null;
 function refreshRole() {
   const primary = isPrimaryGM();
   if (primary && !bridge) {
-    bridge = new Bridge();
-    globalThis[MODULE_ID] = bridge;
-    bridge.start();
+    const made = new Bridge();
+    bridge = made;
+    globalThis.vttbridge = made;
+    made.start();
   } else if (!primary && bridge) {
     bridge.stop();
     bridge = null;
@@ -4364,67 +4811,79 @@ function restart() {
 }
 function registerSettings() {
   const common = { config: true, restricted: true, onChange: () => restart() };
-  game.settings.register(MODULE_ID, "serverUrl", {
+  const settings = game.settings;
+  if (!settings) return;
+  settings.register(MODULE_ID, "serverUrl", {
     ...common,
-    name: "Server URL",
-    hint: "Where vttbridge serve listens, e.g. http://localhost:8787 (https://... when Foundry is served over HTTPS).",
+    name: "VTTBRIDGE.Settings.ServerUrl.Name",
+    hint: "VTTBRIDGE.Settings.ServerUrl.Hint",
     scope: "world",
     type: String,
     default: "http://localhost:8787"
   });
-  game.settings.register(MODULE_ID, "world", {
+  settings.register(MODULE_ID, "world", {
     ...common,
-    name: "World",
-    hint: "The bridge world this Foundry world links to ('default' unless you created another).",
+    name: "VTTBRIDGE.Settings.World.Name",
+    hint: "VTTBRIDGE.Settings.World.Hint",
     scope: "world",
     type: String,
     default: "default"
   });
-  game.settings.register(MODULE_ID, "ruler", {
-    name: "Colour the Token Ruler by the rules",
-    hint: "Foundry v13+: while you drag a token in a fight, its path shows what the rules allow this turn: green within one action, yellow running, blue sneaking, red beyond (the move would be refused).",
+  settings.register(MODULE_ID, "ruler", {
+    name: "VTTBRIDGE.Settings.Ruler.Name",
+    hint: "VTTBRIDGE.Settings.Ruler.Hint",
     scope: "client",
     config: true,
     type: Boolean,
     default: true
   });
-  game.settings.register(MODULE_ID, "key", {
+  settings.register(MODULE_ID, "key", {
     ...common,
-    name: "World key (GM only)",
-    hint: "The GM key vttbridge printed for the world. Kept in this browser only, never shared with players.",
+    name: "VTTBRIDGE.Settings.Key.Name",
+    hint: "VTTBRIDGE.Settings.Key.Hint",
     scope: "client",
     type: String,
     default: ""
   });
 }
-var forward = (method) => (...args) => {
-  if (bridge && bridge.sceneId !== null) bridge[method](...args);
-};
 function installRuler() {
-  const Base = globalThis.CONFIG?.Token?.rulerClass ?? globalThis.foundry?.canvas?.placeables?.tokens?.TokenRuler;
-  if (typeof Base !== "function" || !globalThis.CONFIG?.Token) return;
+  if (!movementApi() || !CONFIG.Token) return;
+  const Base = (
+    /** @type {typeof foundry.canvas.placeables.tokens.TokenRuler | undefined} */
+    CONFIG.Token.rulerClass ?? foundry.canvas?.placeables?.tokens?.TokenRuler
+  );
+  if (typeof Base !== "function") return;
   CONFIG.Token.rulerClass = budgetRuler(Base, () => setting("ruler") !== false);
 }
+function installHoldRegions() {
+  if (generation() < 14 || !CONFIG.RegionBehavior || !foundry.data?.regionBehaviors?.RegionBehaviorType) return;
+  CONFIG.RegionBehavior.dataModels[HOLD_TYPE] = holdBehaviorClass(onEnterHold);
+}
+var forward = (fn) => (...args) => {
+  if (bridge && bridge.sceneId !== null) fn(bridge, ...args);
+};
 Hooks.once("init", () => {
   registerSettings();
   installRuler();
+  installHoldRegions();
+  registerQueries();
 });
 Hooks.once("ready", () => {
-  game.socket?.on?.(`module.${MODULE_ID}`, onModuleSocket);
+  game.socket?.on(`module.${MODULE_ID}`, onModuleSocket);
   refreshRole();
 });
 Hooks.on("userConnected", () => refreshRole());
-Hooks.on("preUpdateToken", onPreUpdateToken);
-Hooks.on("preMoveToken", onPreMoveToken);
-Hooks.on("moveToken", onMoveToken);
-Hooks.on("updateToken", forward("onUpdateToken"));
-Hooks.on("createChatMessage", forward("onChat"));
-Hooks.on("updateCombat", forward("onUpdateCombat"));
-Hooks.on("deleteCombat", forward("onDeleteCombat"));
-Hooks.on("createCombatant", (...a) => forward("onCombatant")("createCombatant", ...a));
-Hooks.on("updateCombatant", (...a) => forward("onCombatant")("updateCombatant", ...a));
-Hooks.on("deleteCombatant", (...a) => forward("onCombatant")("deleteCombatant", ...a));
-Hooks.on("updateActor", forward("onUpdateActor"));
+Hooks.on("preUpdateToken", (doc, changes, options, userId) => onPreUpdateToken(doc, changes, options, userId));
+Hooks.on("preMoveToken", (doc, move, options) => onPreMoveToken(doc, move, options));
+Hooks.on("moveToken", (doc, movement, operation, user) => onMoveToken(doc, movement, operation, user));
+Hooks.on("updateToken", forward((b, doc, changed, options, userId) => b.onUpdateToken(doc, changed, options, userId)));
+Hooks.on("createChatMessage", forward((b, msg, options, userId) => b.onChat(msg, options, userId)));
+Hooks.on("updateCombat", forward((b, combat, changed, options, userId) => b.onUpdateCombat(combat, changed, options, userId)));
+Hooks.on("deleteCombat", forward((b, combat, options, userId) => b.onDeleteCombat(combat, options, userId)));
+Hooks.on("createCombatant", forward((b, c, options, userId) => b.onCombatant("createCombatant", c, {}, options, userId)));
+Hooks.on("updateCombatant", forward((b, c, changed, options, userId) => b.onCombatant("updateCombatant", c, changed, options, userId)));
+Hooks.on("deleteCombatant", forward((b, c, options, userId) => b.onCombatant("deleteCombatant", c, {}, options, userId)));
+Hooks.on("updateActor", forward((b, actor, changed, options, userId) => b.onUpdateActor(actor, changed, options, userId)));
 Hooks.on("updateScene", (scene, changed) => bridge?.onUpdateScene(scene, changed));
 Hooks.on("renderChatMessage", wireAnswers);
 Hooks.on("renderChatMessageHTML", wireAnswers);

@@ -17,7 +17,7 @@ const bridge = { url: process.env.VTTBRIDGE_URL, world: process.env.VTTBRIDGE_WO
 const scenario = process.env.VTTBRIDGE_SCENARIO || "corner13";
 const skip = !bridge.key ? "no bridge (run through pytest)" : !existsSync(chromium) ? `no Chromium at ${chromium}` : false;
 
-const TYPES = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".map": "application/json" };
+const TYPES = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".map": "application/json", ".json": "application/json" };
 
 function serve() {
   const server = createServer((req, res) => {

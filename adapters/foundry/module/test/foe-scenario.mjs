@@ -13,7 +13,8 @@
 //   - next round, a jump waypoint too long for her is refused by the jump rule, a short one is
 //     not.
 
-import { calls, installFoundry, notes, planDrag, ChatMessage } from "./foundry-stub.mjs";
+import { calls, installFoundry, notes, planDrag, postChat } from "./foundry-stub.mjs";
+import { check, text, waitFor } from "./waiting.mjs";
 
 export const IDS = {
   gm: "gM0000000000000A",
@@ -61,21 +62,8 @@ export function world() {
   };
 }
 
-function check(ok, message) {
-  if (!ok) throw new Error(`check failed: ${message}`);
-}
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
 
 export async function playFoeRuler({ load, bridge, log = () => {} }) {
@@ -86,7 +74,7 @@ export async function playFoeRuler({ load, bridge, log = () => {} }) {
   const combat = foundry.game.combats.get(IDS.combat);
   const mint = scene.tokens.get(IDS.mint);
   const say = (content) =>
-    ChatMessage.post({ content, speaker: { scene: IDS.scene, token: IDS.mint, actor: mint.actorId, alias: "Mint" } }, {}, IDS.player);
+    postChat({ content, speaker: { scene: IDS.scene, token: IDS.mint, actor: mint.actorId, alias: "Mint" } }, {}, IDS.player);
   // Mint's player drags her: a v13 movement made on the player's client, as the GM's receives it
   const drag = (points) =>
     mint.move(points.map(([x, y, action]) => ({ x, y, ...(action ? { action } : {}), explicit: true, checkpoint: true })), { method: "dragging", stubUser: IDS.player });
@@ -136,7 +124,7 @@ export async function playFoeRuler({ load, bridge, log = () => {} }) {
   log("sneaking: 10 ft at sneak speed; a 20 ft drag refused and put back");
 
   // -- the Raider's turn: Mint may not move now ---------------------------------------------------
-  ChatMessage.post({ content: "!next", speaker: { alias: "Dana" } }, {}, IDS.gm);
+  postChat({ content: "!next", speaker: { alias: "Dana" } }, {}, IDS.gm);
   await waitFor("the Raider's turn", () => combat.combatant?.tokenId === IDS.raider);
   await budgetIs("not her turn", (b) => b.turn === false);
   ruler(2, ["over", "over"]);
@@ -145,7 +133,7 @@ export async function playFoeRuler({ load, bridge, log = () => {} }) {
   log("the Raider's turn: Mint's ruler is all red");
 
   // -- round 2: a jump waypoint, judged by the jump rule ------------------------------------------
-  ChatMessage.post({ content: "!next", speaker: { alias: "Dana" } }, {}, IDS.gm);
+  postChat({ content: "!next", speaker: { alias: "Dana" } }, {}, IDS.gm);
   await waitFor("round 2, Mint's turn", () => combat.round === 2 && combat.combatant?.tokenId === IDS.mint);
   await budgetIs("a new turn", (b) => b.turn && b.moved === 0 && b.run === 75);
   await drag([[600, 200, "jump"]]); // a 15 ft standing jump: she jumps 12.5 ft

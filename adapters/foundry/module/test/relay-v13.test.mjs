@@ -27,8 +27,8 @@ const foundry = installFoundry({
 await import("../src/module.js");
 await foundry.boot({});
 const scene = foundry.game.scenes.get("s1");
-const sent = foundry.game.socket.sent;
-const handler = foundry.game.socket.handlers.get("module.vttbridge");
+const sent = foundry.socket.sent;
+const handler = foundry.socket.handlers.get("module.vttbridge");
 const gary = scene.tokens.get("tGary");
 const drag = (doc, ...points) => doc.move(points.map(([x, y]) => ({ x, y, explicit: true, checkpoint: true })), { method: "dragging" });
 const until = async (what, pred, ms = 2000) => {

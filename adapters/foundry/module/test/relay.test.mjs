@@ -25,8 +25,8 @@ const foundry = installFoundry({
 await import("../src/module.js");
 await foundry.boot({});
 const scene = foundry.game.scenes.get("s1");
-const sent = foundry.game.socket.sent;
-const handler = foundry.game.socket.handlers.get("module.vttbridge");
+const sent = foundry.socket.sent;
+const handler = foundry.socket.handlers.get("module.vttbridge");
 
 test("a player's client never runs the bridge", () => {
   assert.equal(globalThis.vttbridge, undefined);

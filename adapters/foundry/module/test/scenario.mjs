@@ -12,7 +12,8 @@
 // the Thug completes the move. Then the Thug attacks Kevin, Kevin stands off, and damage
 // entered on the Thug's sheet ends the stand off.
 
-import { calls, installFoundry, notes, ChatMessage, Hooks } from "./foundry-stub.mjs";
+import { calls, dialogs, dialogText, installFoundry, notes, postChat, Hooks } from "./foundry-stub.mjs";
+import { check, text, waitFor } from "./waiting.mjs";
 
 export const IDS = {
   gm: "gM0000000000000A",
@@ -24,10 +25,14 @@ export const IDS = {
   combat: "cCombat000000001",
 };
 
+export const GROUND = "lvlGround0000001";
+
 export function world(generation = 13) {
+  // v14: everyone on the ground floor, where the corner is drawn
+  const level = generation >= 14 ? { level: GROUND } : {};
   const token = (id, name, actorId, x, y, extra = {}) => ({
     _id: id, name, actorId, actorLink: true, x, y, elevation: 0, width: 1, height: 1,
-    disposition: 1, hidden: false, flags: {}, ...extra,
+    disposition: 1, hidden: false, flags: {}, ...level, ...extra,
   });
   const attrs = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { value: v }]));
   return {
@@ -54,7 +59,7 @@ export function world(generation = 13) {
         token(IDS.thug, "Thug", "aThug00000000003", 1300, 800, { actorLink: false, disposition: -1, delta: {} }),
       ],
       // a v12+ Region: cells 10-11 x 4-6
-      regions: [{ _id: "rCorner000000001", name: "corner", shapes: [{ type: "rectangle", x: 1000, y: 400, width: 200, height: 300, rotation: 0, hole: false }] }],
+      regions: [{ _id: "rCorner000000001", name: "corner", shapes: [{ type: "rectangle", x: 1000, y: 400, width: 200, height: 300, rotation: 0, hole: false }], ...(generation >= 14 ? { levels: [GROUND] } : {}) }],
     }],
     combats: [{
       _id: IDS.combat, scene: IDS.scene, active: true, round: 1, turn: 0,
@@ -67,22 +72,9 @@ export function world(generation = 13) {
   };
 }
 
-function check(ok, message) {
-  if (!ok) throw new Error(`check failed: ${message}`);
-}
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
 const chatIndex = (pattern) => calls.findIndex((c) => c.op === "ChatMessage.create" && pattern.test(text(c.data.content)));
 
 /**
@@ -99,20 +91,29 @@ export async function playCorner({ load, bridge, log = () => {}, generation = 13
   // a player's drag: v13 moves through TokenDocument#move; v12 updates x and y
   const drag = (id, x, y) =>
     v13 ? tok(id).move([{ x, y, explicit: true, checkpoint: true }], { method: "dragging" }) : tok(id).update({ x, y });
-  // v12 holds a watched move where it started; v13 pauses it in the cell before the corner
-  const heldAt = (id, v12x, v13x) => waitFor(`${id} held`, () => {
+  // v12 holds a watched move where it started; v13 pauses it in the cell before the corner;
+  // v14 in the first cell of the corner's hold region (or, when the move stops there, before)
+  const heldAt = (id, v12x, v13x, v14x = v13x) => waitFor(`${id} held`, () => {
     const t = tok(id);
-    return v13 ? t.movement.state === "paused" && t.x === v13x : t.x === v12x;
+    return v13 ? t.movement.state === "paused" && t.x === (generation >= 14 ? v14x : v13x) : t.x === v12x;
   });
   // the release of a held move: v12 applies the held update, v13 resumes the movement
   const released = (id) =>
     calls.findIndex((c) => (v13 ? c.op === "Token.resumeMovement" : c.op === "Token.update" && c.options?.vttbridge?.hold) && c.id === id);
   const say = (userId, content, token) =>
-    ChatMessage.post({ content, speaker: token ? { scene: IDS.scene, token, actor: tok(token).actorId, alias: tok(token).name } : { alias: "Dana" } }, {}, userId);
+    postChat({ content, speaker: token ? { scene: IDS.scene, token, actor: tok(token).actorId, alias: tok(token).name } : { alias: "Dana" } }, {}, userId);
+  // a rules question: v13+ a User#query dialog on the player's screen; v12 a whisper with buttons
   const promptFor = async (player, pattern) => {
+    if (v13) {
+      const dialog = await waitFor(`a dialog for ${player}`, () =>
+        dialogs.find((d) => !d.closed && !d.seen && pattern.test(dialogText(d.content)) && (d.seen = true)));
+      check(calls.some((c) => c.op === "User.query" && c.userId === player), `the question is a query to ${player}`);
+      return { answer: (option) => dialog.click(option) };
+    }
     const msg = await waitFor(`a question to ${player}`, () =>
       chats().find((d) => d.flags?.vttbridge?.prompt && d.whisper?.includes(player) && pattern.test(text(d.content)) && !d.seen && (d.seen = true)));
-    return msg.flags.vttbridge.prompt;
+    const prompt = msg.flags.vttbridge.prompt;
+    return { answer: (option) => say(player, `!answer ${prompt} ${option}`, player === IDS.kevinPlayer ? IDS.kevin : undefined) };
   };
 
   // -- link: the ready hook connects, the snapshot adopts the tracker's combat ------------------
@@ -135,12 +136,16 @@ export async function playCorner({ load, bridge, log = () => {}, generation = 13
 
   // -- Gary (ally) rounds the corner at IC 14: held until Kevin decides ------------------------
   await drag(IDS.gary, 1000, 500);
-  await heldAt(IDS.gary, 1300, 1200); // v13: paused at 12,5, the cell before the corner
+  await heldAt(IDS.gary, 1300, 1200, 1100); // v13: paused at 12,5, the cell before the corner; v14: at 11,5, in it
   const p1 = await promptFor(IDS.kevinPlayer, /Ready is triggered/);
   await waitFor("Kevin's IC 14", () => combat.combatants.get("cKevin0000000001").initiative === 14);
-  check(tok(IDS.gary).x === (v13 ? 1200 : 1300), "still held while Kevin decides");
+  check(tok(IDS.gary).x === (generation >= 14 ? 1100 : v13 ? 1200 : 1300), "still held while Kevin decides");
   if (v13) check(calls.some((c) => c.op === "Token.pauseMovement" && c.id === IDS.gary), "v13 pauses the movement");
-  say(IDS.kevinPlayer, `!answer ${p1} cancel`, IDS.kevin);
+  if (generation >= 14) {
+    const made = calls.find((c) => c.op === "Region.create");
+    check(made?.data[0].behaviors[0].type === "vttbridge.hold" && made.data[0].levels?.[0] === GROUND, "v14 holds through a hold region on the corner's level");
+  }
+  p1.answer("cancel");
   await waitFor("Gary's move completed", () => tok(IDS.gary).x === 1000);
   const heldBack = chatIndex(/Kevin holds back \(Reflex \d+ vs DC 15\): no shoot/);
   check(heldBack >= 0, "Kevin holds back after his Reflex save");
@@ -168,7 +173,7 @@ export async function playCorner({ load, bridge, log = () => {}, generation = 13
   await heldAt(IDS.thug, 1400, 1200); // v13: paused at 12,6
   check(tok(IDS.thug).x === (v13 ? 1200 : 1400), "the Thug's move is held");
   const p2 = await promptFor(IDS.kevinPlayer, /Ready is triggered/);
-  say(IDS.kevinPlayer, `!answer ${p2} fire`, IDS.kevin);
+  p2.answer("fire");
   await waitFor("the Thug's move completed", () => tok(IDS.thug).x === 1100);
   const shot = chatIndex(/Kevin takes his readied action: shoot \(before the task/);
   check(shot >= 0, "Kevin shoots the Thug");
@@ -180,7 +185,7 @@ export async function playCorner({ load, bridge, log = () => {}, generation = 13
   // -- Stand Off: the Thug attacks Kevin, Kevin stands off, damage ends it -----------------------
   say(IDS.gm, "!attack Kevin", IDS.thug);
   const p3 = await promptFor(IDS.kevinPlayer, /Stand off\?/);
-  say(IDS.kevinPlayer, `!answer ${p3} stand_off`, IDS.kevin);
+  p3.answer("stand_off");
   await waitFor("the stand off", () => chatIndex(/stand off/i) >= 0 && chats().some((d) => /vulnerable|stand off .*begins|stands off/i.test(text(d.content))));
   // the GM enters 3 wounds on the Thug's sheet (an unlinked token: its delta, and its synthetic actor)
   await tok(IDS.thug).update({ delta: { system: { attributes: { wounds: { value: 7 } } } } });

@@ -11,7 +11,8 @@
 // the sheet, and the rules follow.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { calls, installFoundry, notes, ChatMessage } from "./foundry-stub.mjs";
+import { calls, dialogs, dialogText, installFoundry, notes, postChat } from "./foundry-stub.mjs";
+import { text, waitFor } from "./waiting.mjs";
 
 const bridge = {
   url: process.env.VTTBRIDGE_URL,
@@ -65,17 +66,7 @@ function world() {
   };
 }
 
-async function waitFor(what, pred, ms = 10000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
-const text = (html) => String(html ?? "").replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/\s+/g, " ").trim();
 const chats = () => calls.filter((c) => c.op === "ChatMessage.create").map((c) => c.data);
 
 test("what the rules spend stays spent and reaches the sheets and tokens", { skip: !bridge.key && "no bridge (run through pytest)", timeout: 60000 }, async () => {
@@ -85,7 +76,7 @@ test("what the rules spend stays spent and reaches the sheets and tokens", { ski
   const scene = game.scenes.get(IDS.scene);
   const kevin = game.actors.get(IDS.kevinActor);
   const vic = scene.tokens.get(IDS.vic);
-  const say = (userId, content, token) => ChatMessage.post({ content, speaker: token ? { scene: IDS.scene, token, alias: scene.tokens.get(token).name } : { alias: "Dana" } }, {}, userId);
+  const say = (userId, content, token) => postChat({ content, speaker: token ? { scene: IDS.scene, token, alias: scene.tokens.get(token).name } : { alias: "Dana" } }, {}, userId);
   let asked = 0;
   const whispered = (to, pattern) => chats().some((d) => d.whisper?.includes(to) && pattern.test(text(d.content)));
   /** `!stats` as the GM: the reply's text. */
@@ -95,10 +86,13 @@ test("what the rules spend stays spent and reaches the sheets and tokens", { ski
     const reply = await waitFor(`!stats ${who}`, () => chats().slice(n).find((d) => text(d.content).startsWith(`${who}: kind=`)));
     return text(reply.content);
   };
+  /** A rules question (v13: a User#query dialog on `to`'s screen): a function that answers it. */
   const question = async (to, pattern) => {
-    const msg = await waitFor(`a question to ${to}`, () => chats().filter((d) => d.flags?.vttbridge?.prompt).slice(asked).find((d) => d.whisper?.includes(to) && pattern.test(text(d.content))));
-    asked = chats().filter((d) => d.flags?.vttbridge?.prompt).indexOf(msg) + 1;
-    return msg.flags.vttbridge.prompt;
+    const dialog = await waitFor(`a question to ${to}`, () => dialogs.slice(asked).find((d) => pattern.test(dialogText(d.content))));
+    asked = dialogs.indexOf(dialog) + 1;
+    // a player's by User#query; the GM's own on the GM's screen, with no query
+    if (to !== IDS.gm) assert.ok(calls.some((c) => c.op === "User.query" && c.userId === to));
+    return (option) => dialog.click(option);
   };
   const reconnect = async () => {
     const b = globalThis.vttbridge;
@@ -116,7 +110,7 @@ test("what the rules spend stays spent and reaches the sheets and tokens", { ski
 
     // -- Vic attacks; Kevin stands off: one action die, to his actor's sheet ---------------------
     say(IDS.gm, "!attack Kevin", IDS.vic);
-    say(IDS.player, `!answer ${await question(IDS.player, /Stand off\?/)} stand_off`, IDS.kevin);
+    (await question(IDS.player, /Stand off\?/))("stand_off");
     const spend = await waitFor("the spent die written to Kevin's sheet", () => calls.find((c) => c.op === "Actor.update" && c.id === IDS.kevinActor));
     assert.deepEqual(spend.changes, { "system.attributes.action_dice.value": 1 });
     assert.equal(spend.options.vttbridge.bridge, true);
@@ -135,7 +129,7 @@ test("what the rules spend stays spent and reaches the sheets and tokens", { ski
 
     // -- round 2: Vic loses the test of wills, cracks and is struck -------------------------------
     say(IDS.gm, "!next");
-    say(IDS.gm, `!answer ${await question(IDS.gm, /Vic cracks!/)} be_attacked`);
+    (await question(IDS.gm, /Vic cracks!/))("be_attacked");
     await waitFor("Vic's wounds on his token's sheet", () => vic.delta?.system?.attributes?.wounds?.value === -1);
     const stress = vic.delta.system.attributes.stress.value;
     assert.ok(stress >= 2, `stress ${stress} went to his delta`);

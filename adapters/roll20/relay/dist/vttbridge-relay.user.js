@@ -3464,6 +3464,10 @@
       this.retryTimer = null;
       this.retries = 0;
       this.observer = null;
+      this.notice = "";
+      this.noticed = /* @__PURE__ */ new Set();
+      this.modVersion = null;
+      this.modAnnounced = null;
     }
     // -- settings ------------------------------------------------------------------------------
     loadConfig() {
@@ -3566,7 +3570,9 @@
       this.socket = socket;
       socket.on("connect", () => {
         this.retries = 0;
+        this.modAnnounced = null;
         this.setState("connected");
+        this.announceMod();
         for (const e of this.pending) e.inflight = false;
         this.flush();
         this.requestSnapshot();
@@ -3597,6 +3603,34 @@
         }
       });
       socket.on("command", (msg, ack) => this.onCommand(msg, ack));
+      socket.on("notice", (n) => this.onNotice(n));
+    }
+    // -- versions meet ---------------------------------------------------------------------------
+    /** The bridge says a companion's version is not one it supports (this relay's at connect,
+     * the Mod script's when told): the box says so, and the GM gets it once as a whisper. */
+    onNotice(n) {
+      if (!n || n.code !== "companion_version" || !n.message) return;
+      this.notice = n.message;
+      this.render();
+      if (this.noticed.has(n.message)) return;
+      this.noticed.add(n.message);
+      this.postChat(`/w gm VTTBridge: ${n.message}`);
+    }
+    /** Tell the bridge the Mod script's version (it says it in chat: its hello, its snapshots). */
+    announceMod() {
+      const socket = this.socket;
+      const version = this.modVersion;
+      if (!socket || !socket.connected || !version || this.modAnnounced === version) return;
+      this.modAnnounced = version;
+      socket.emit("companion", { name: "VTTBridge", version }, (ack) => {
+        if (ack && ack.notice) this.onNotice(ack.notice);
+      });
+    }
+    /** @param {unknown} version */
+    heardMod(version) {
+      if (typeof version !== "string" || !version) return;
+      this.modVersion = version;
+      this.announceMod();
     }
     // -- from the Mod (chat log) to the bridge ---------------------------------------------------
     scan(node) {
@@ -3640,6 +3674,7 @@
     onModMessage(key, frame) {
       switch (frame.k) {
         case "event": {
+          if (frame.b.name === "snapshot") this.heardMod(frame.b.payload?.mod?.version);
           const payload = { ...frame.b.payload, id: key };
           this.pending.push({ id: key, name: frame.b.name, payload, inflight: false });
           this.flush();
@@ -3649,6 +3684,7 @@
           for (const r of frame.b) this.onResult(r);
           break;
         case "hello":
+          this.heardMod(frame.b?.version);
           if (this.state === "connected") this.requestSnapshot();
           break;
         default:
@@ -3829,10 +3865,12 @@
     render() {
       if (!this.panel) return;
       const colours = { connected: "#2a2", connecting: "#e90", reconnecting: "#e90", refused: "#d22" };
-      const state = this.state === "connected" && this.modSilent ? "mod-silent" : this.state;
+      let state = this.state === "connected" && this.modSilent ? "mod-silent" : this.state;
+      if (state === "connected" && this.notice) state = "version";
       this.panel.setAttribute("data-state", state);
-      this.panel.querySelector(".vttb-dot").style.background = state === "mod-silent" ? "#e90" : colours[this.state] || "#999";
-      this.panel.querySelector(".vttb-text").textContent = this.statusText();
+      this.panel.querySelector(".vttb-dot").style.background = state === "mod-silent" || state === "version" ? "#e90" : colours[this.state] || "#999";
+      const notice = this.notice ? ` Update needed: ${this.notice}` : "";
+      this.panel.querySelector(".vttb-text").textContent = this.statusText() + notice;
     }
   };
   function startRelay(window2, options = {}) {

@@ -82,6 +82,10 @@ export class Relay {
     this.retryTimer = null;
     this.retries = 0; // refused connects in a row, for the wait before the next
     this.observer = null;
+    this.notice = ""; // what the bridge said of a companion's version, shown in the box
+    this.noticed = new Set(); // the notices whispered to the GM this session
+    this.modVersion = null; // the Mod script's version, as it said in chat
+    this.modAnnounced = null; // the Mod version told to the bridge on this connection
   }
 
   // -- settings ------------------------------------------------------------------------------
@@ -196,7 +200,9 @@ export class Relay {
     this.socket = socket;
     socket.on("connect", () => {
       this.retries = 0;
+      this.modAnnounced = null;
       this.setState("connected");
+      this.announceMod();
       for (const e of this.pending) e.inflight = false;
       this.flush();
       this.requestSnapshot();
@@ -230,6 +236,37 @@ export class Relay {
       }
     });
     socket.on("command", (msg, ack) => this.onCommand(msg, ack));
+    socket.on("notice", (n) => this.onNotice(n));
+  }
+
+  // -- versions meet ---------------------------------------------------------------------------
+  /** The bridge says a companion's version is not one it supports (this relay's at connect,
+   * the Mod script's when told): the box says so, and the GM gets it once as a whisper. */
+  onNotice(n) {
+    if (!n || n.code !== "companion_version" || !n.message) return;
+    this.notice = n.message;
+    this.render();
+    if (this.noticed.has(n.message)) return;
+    this.noticed.add(n.message);
+    this.postChat(`/w gm VTTBridge: ${n.message}`);
+  }
+
+  /** Tell the bridge the Mod script's version (it says it in chat: its hello, its snapshots). */
+  announceMod() {
+    const socket = this.socket;
+    const version = this.modVersion;
+    if (!socket || !socket.connected || !version || this.modAnnounced === version) return;
+    this.modAnnounced = version;
+    socket.emit("companion", { name: "VTTBridge", version }, (ack) => {
+      if (ack && ack.notice) this.onNotice(ack.notice);
+    });
+  }
+
+  /** @param {unknown} version */
+  heardMod(version) {
+    if (typeof version !== "string" || !version) return;
+    this.modVersion = version;
+    this.announceMod();
   }
 
   // -- from the Mod (chat log) to the bridge ---------------------------------------------------
@@ -278,6 +315,7 @@ export class Relay {
   onModMessage(key, frame) {
     switch (frame.k) {
       case "event": {
+        if (frame.b.name === "snapshot") this.heardMod(frame.b.payload?.mod?.version);
         const payload = { ...frame.b.payload, id: key };
         this.pending.push({ id: key, name: frame.b.name, payload, inflight: false });
         this.flush();
@@ -288,6 +326,7 @@ export class Relay {
         break;
       case "hello":
         // the Mod sandbox (re)started: it may have missed changes while it was down
+        this.heardMod(frame.b?.version);
         if (this.state === "connected") this.requestSnapshot();
         break;
       default:
@@ -497,11 +536,13 @@ export class Relay {
   render() {
     if (!this.panel) return;
     const colours = { connected: "#2a2", connecting: "#e90", reconnecting: "#e90", refused: "#d22" };
-    const state = this.state === "connected" && this.modSilent ? "mod-silent" : this.state;
+    let state = this.state === "connected" && this.modSilent ? "mod-silent" : this.state;
+    if (state === "connected" && this.notice) state = "version";
     this.panel.setAttribute("data-state", state);
     this.panel.querySelector(".vttb-dot").style.background =
-      state === "mod-silent" ? "#e90" : colours[this.state] || "#999";
-    this.panel.querySelector(".vttb-text").textContent = this.statusText();
+      state === "mod-silent" || state === "version" ? "#e90" : colours[this.state] || "#999";
+    const notice = this.notice ? ` Update needed: ${this.notice}` : "";
+    this.panel.querySelector(".vttb-text").textContent = this.statusText() + notice;
   }
 }
 

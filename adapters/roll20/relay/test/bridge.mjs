@@ -28,9 +28,11 @@ function cli(args) {
 }
 
 export class Bridge {
-  /** `scripts`: passed to `serve --script` (module names or files). */
-  constructor({ scripts = [] } = {}) {
+  /** `scripts`: passed to `serve --script` (module names or files); `adapter`: the Roll20
+   * adapter to serve (`module:Class`). */
+  constructor({ scripts = [], adapter = "vttbridge.adapters.roll20:Roll20Adapter" } = {}) {
     this.scripts = scripts;
+    this.adapter = adapter;
     this.dir = mkdtempSync(join(tmpdir(), "vttbridge-roll20-"));
     this.db = join(this.dir, "worlds.sqlite3");
     this.proc = null;
@@ -50,7 +52,7 @@ export class Bridge {
     this.url = `http://127.0.0.1:${this.port}`;
     const args = [
       ...CMD.slice(1), "serve", "--db", this.db, "--port", String(this.port),
-      "--adapter", "vttbridge.adapters.roll20:Roll20Adapter", "--no-default-world", "--log-level", "info",
+      "--adapter", this.adapter, "--no-default-world", "--log-level", "info",
       ...this.scripts.flatMap((s) => ["--script", s]),
     ];
     this.proc = spawn(CMD[0], args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });

@@ -132,10 +132,11 @@ export class Roll20 {
     };
   }
 
-  /** Run a Mod script file, unmodified, in a fresh context with the sandbox globals. */
-  load(path) {
+  /** Run Mod script files, unmodified, in a fresh context with the sandbox globals: one
+   * scope for all of them, as Roll20 runs a game's scripts (one may use another's API). */
+  load(...paths) {
     this.context = vm.createContext(this.globals());
-    vm.runInContext(readFileSync(path, "utf8"), this.context, { filename: path });
+    for (const path of paths) vm.runInContext(readFileSync(path, "utf8"), this.context, { filename: path });
     return this.context;
   }
 
