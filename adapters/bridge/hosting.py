@@ -24,8 +24,10 @@ from vttbridge.adapters.bridge.storage import (
     Storage,
     StoreError,
     WorldRecord,
+    WriterLock,
     default_node_id,
     open_storage,
+    writer_lock,
 )
 from vttbridge.adapters.bridge.worldhost import WorldHost
 from vttbridge.rules.options import Options
@@ -67,10 +69,20 @@ class Hosting:
         self._sweeper: asyncio.Task | None = None
         # entry point scripts, found once per start (not per world loaded or woken)
         self._plugins: list[tuple[str, Any]] = []
+        self._writer: WriterLock | None = None
+
+    def hold_database(self) -> None:
+        """Take the one-server-per-file lock of a SQLite database (a no-op for PostgreSQL);
+        raises :class:`~vttbridge.adapters.bridge.storage.DatabaseInUse`."""
+        if self._writer is None:
+            self._writer = writer_lock(self.config.database)
+            if self._writer is not None:
+                self._writer.acquire(listening=f"{self.config.host}:{self.config.port}")
 
     async def open(self) -> None:
         """Open the database and rebuild every world in it."""
         cfg = self.config
+        self.hold_database()
         self.store = await open_storage(cfg.database, durability=cfg.durability)
         self.store.on_lost = self.lost
         node = cfg.node or default_node_id(cfg.port)
@@ -335,3 +347,6 @@ class Hosting:
             await self.cluster.close()
         if self.store is not None:
             await self.store.close()
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None
