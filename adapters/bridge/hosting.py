@@ -115,6 +115,8 @@ class Hosting:
             "scripts": list(self.config.scripts),
             "reload_interval": 1.0 if self.config.reload_scripts else None,
             "entry_points": self._plugins,
+            # a script's plain callback that blocks holds up its own world, not this loop
+            "callback_thread": True,
         }
         if rec.options:
             kw["options"] = Options.model_validate(rec.options)

@@ -4,6 +4,7 @@ page, the companions' downloads)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +87,9 @@ class HttpApi:
             return _error(
                 503, ErrorCode.WORLD_UNAVAILABLE, f"World {name!r} is served by another node."
             )
+        callbacks = host.runtime.callbacks
+        while callbacks is not None and callbacks.busy:  # a script changes the world now
+            await asyncio.sleep(0.01)
         return 200, host.state()
 
     async def _index(self, request: web.Request) -> web.Response:

@@ -137,7 +137,6 @@ class RefusedConnect(BaseModel):
     )
 
 
-
 def validation_ack(e: ValidationError) -> Ack:
     """The ack of a payload its model refused: the first error, with the field's path."""
     err = e.errors(include_url=False, include_context=False, include_input=False)[0]

@@ -88,7 +88,7 @@ from vttbridge.sdk.script import (
     WatchHandler,
 )
 from vttbridge.sdk.triggers import TriggerIndex
-from vttbridge.sdk.watchdog import Guard
+from vttbridge.sdk.watchdog import CallbackThread, Guard
 from vttbridge.sdk.world import World, WorldSettings
 from vttbridge.sdk.world.validate import MAX_MOVE_CELLS, match_option, parse_event
 
@@ -141,6 +141,7 @@ class WorldRuntime(
         index: type[TriggerIndex] = TriggerIndex,
         reload_interval: float | None = 1.0,
         world: World | None = None,
+        callback_thread: bool = False,
     ) -> None:
         """``scripts``: :class:`sdk.Script` objects, modules, module names or paths of ``.py``
         files. A file is imported once per process and shared (:mod:`vttbridge.sdk.script_host`); it
@@ -151,7 +152,10 @@ class WorldRuntime(
         installed package's metadata). ``builtins=False`` leaves out the built-in rule
         handlers. ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
         :class:`vttbridge.sdk.clock.ManualClock`); ``index`` is the trigger index class
-        (``ScanIndex`` is the naive baseline)."""
+        (``ScanIndex`` is the naive baseline). ``callback_thread=True`` runs the scripts'
+        plain callbacks off the event loop, in a thread of this world's
+        (:class:`vttbridge.sdk.watchdog.CallbackThread`): a host of many worlds does, so that
+        one world's blocking script holds up no other world."""
         self.world_id = world_id
         self.world = world or World(id=world_id)
         if options is not None:
@@ -162,6 +166,8 @@ class WorldRuntime(
         self.roller: Roller = roller or Roller()
         self.clock: Clock = clock or SystemClock()
         self.reload_interval = reload_interval
+        self.callbacks = CallbackThread(world_id) if callback_thread else None
+        """Where plain script callbacks run, when not on the event loop."""
         self.on_overrun: Callable[[Guard], None] | None = None
         """Called from the watchdog's thread when a plain script callback runs past its budget
         (the world's thread is still inside it): the bridge marks the event suspect."""

@@ -108,6 +108,8 @@ class Consumer:
                         fut.cancel()
             self._queue = None
             self._host_files(False)
+            if self.callbacks is not None:
+                self.callbacks.close()
 
     async def __aenter__(self) -> WorldRuntime:
         await self.start()
@@ -200,7 +202,7 @@ class Consumer:
         step = self._step = _Step()
         try:
             # a move is judged before it is applied: a refused one never is
-            judged = self._judge_move(event) if type(event) is TokenMoved else ()
+            judged = await self._judge_move(event) if type(event) is TokenMoved else ()
             if judged is not None:
                 if ingest(w, event, self.index, step.touched):
                     step.every = True

@@ -84,14 +84,14 @@ class Dispatcher:
         for lst in route.listeners:
             if lst.token is not None and getattr(ev, "token", None) != lst.token:
                 continue
-            if lst.when is not None and not self._check(lst, lst.when, ev):
+            if lst.when is not None and not await self._check(lst, lst.when, ev):
                 continue
             # a one-parameter callback never sees its context: don't make one
             args = (ev, Context(self, lst.script, ev)) if lst.nargs > 1 else (ev,)
             if lst.is_async:
                 await self._invoke(lst, args)
             else:  # no coroutine for a plain function
-                self._call(lst, args, None)
+                await self._call(lst, args, None)
 
         after = route.after
         if after is TokenMoved:
@@ -195,7 +195,7 @@ class Dispatcher:
         script budget. One that raises or runs too long counts as false and is reported."""
         ctx = Context(self, cond.script, ev, owner=owner)
         if not cond.is_async:
-            return self._check(cond, cond.fn, ev, ctx)
+            return await self._check(cond, cond.fn, ev, ctx)
         budget = self.world.settings.script_budget
         try:
             result = cond.fn(*(ev, ctx)[: max(1, min(cond.nargs, 2))])
@@ -235,7 +235,7 @@ class Dispatcher:
         )
         await self._invoke(handler, (ev, ctx))
 
-    def _check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
+    async def _check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
         """Run a predicate; one that raises or overruns counts as false and is reported."""
         if extra:  # the arity decides nothing with a single argument
             args = (ev, *extra)
@@ -249,7 +249,7 @@ class Dispatcher:
                 self._report_error(reg, e)
                 return False
         result: list[bool] = []
-        guard = self._guarded(reg, lambda: result.append(bool(pred(*args))))
+        guard = await self._guarded_off(reg, lambda: result.append(bool(pred(*args))))
         if guard.error is not None:
             self._report_error(reg, guard.error)
         return bool(result) and result[0] and not guard.interrupted

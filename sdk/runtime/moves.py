@@ -28,7 +28,7 @@ from vttbridge.sdk.world.model import Watch
 class Movement:
     """Judges and applies moves; keeps regions and watches in the trigger index."""
 
-    def _judge_move(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
+    async def _judge_move(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
         """Run the ``before_move`` judges on a move not yet applied: the outcomes of those that
         let it through, or None when one refused it (then the world is as it was, the VTT is
         told to put the token back, and a :class:`MoveRefused` follows)."""
@@ -46,7 +46,7 @@ class Movement:
                 except Exception as e:
                     out, error = None, e
             else:  # a script's judge runs under the watchdog; one stopped lets the move through
-                guard = self._guarded(judge, judge.fn, args)
+                guard = await self._guarded_off(judge, judge.fn, args)
                 out, error = guard.result, guard.error
             if isinstance(error, RuleError):
                 if before is not None:

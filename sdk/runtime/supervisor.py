@@ -25,7 +25,7 @@ from vttbridge.sdk.events import (
 )
 from vttbridge.sdk.loader import error_line
 from vttbridge.sdk.script import Listener, Registered
-from vttbridge.sdk.watchdog import Guard, watchdog
+from vttbridge.sdk.watchdog import CallbackThread, Guard, watchdog
 
 if TYPE_CHECKING:
     from vttbridge.sdk.runtime import WorldRuntime
@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 class Supervisor:
     """Invokes callbacks, tracks the async ones (running, parked) and reports failures."""
+
+    callbacks: CallbackThread | None
 
     # -- running callbacks -----------------------------------------------------------------
     async def _invoke(
@@ -53,10 +55,12 @@ class Supervisor:
             task.add_done_callback(self._task_done)
             await self._settle()
             return
-        if self._call(reg, args, command) and bill is not None and command is not None:
+        if await self._call(reg, args, command) and bill is not None and command is not None:
             self._pay(bill, command)
 
-    def _call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> bool:
+    async def _call(
+        self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None
+    ) -> bool:
         """Run a plain (not async) callback: its errors are reported, never raised; past its
         budget the watchdog stops it (built-ins are trusted and run bare). Returns whether it
         returned without an error."""
@@ -68,7 +72,7 @@ class Supervisor:
                 self._callback_failed(reg, e, command)
                 return False
             return True
-        guard = self._guarded(reg, reg.fn, call_args)
+        guard = await self._guarded_off(reg, reg.fn, call_args)
         if guard.error is not None:
             self._callback_failed(reg, guard.error, command)
         if guard.interrupted and command is not None and (command.player or "gm") != "gm":
@@ -80,6 +84,19 @@ class Supervisor:
             )
         return guard.error is None and not guard.interrupted
 
+    async def _guarded_off(
+        self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()
+    ) -> Guard:
+        """:meth:`_guarded`, in the world's callback thread when it has one (the bridge's
+        worlds: a callback that blocks holds up only its own world)."""
+        if self.callbacks is None:
+            return self._guarded(reg, fn, args)
+        guard = await self.callbacks.call(
+            fn, args, self.world.settings.script_budget, (reg.file, reg.script.file or ""),
+            self.on_overrun,
+        )  # fmt: skip
+        return self._reported(reg, guard)
+
     def _guarded(
         self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()
     ) -> Guard:
@@ -88,6 +105,9 @@ class Supervisor:
             fn, args, self.world.settings.script_budget, (reg.file, reg.script.file or ""),
             self.on_overrun,
         )  # fmt: skip
+        return self._reported(reg, guard)
+
+    def _reported(self, reg: Registered, guard: Guard) -> Guard:
         if guard.overran or guard.elapsed > self.world.settings.script_budget:
             file, line = guard.where or (reg.file, reg.line)
             if guard.interrupted:
