@@ -18,6 +18,7 @@ from typing import Any
 from vttbridge.adapters.base import Adapter
 from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
 from vttbridge.adapters.bridge.config import BridgeConfig
+from vttbridge.adapters.bridge.metrics import Metrics
 from vttbridge.adapters.bridge.process import duration, trim_memory
 from vttbridge.adapters.bridge.storage import (
     LeaseKeeper,
@@ -47,8 +48,11 @@ class OwnedElsewhere(StoreError):
 class Hosting:
     """The hosted worlds of one bridge, by name."""
 
-    def __init__(self, config: BridgeConfig, adapters: Iterable[Adapter]) -> None:
+    def __init__(
+        self, config: BridgeConfig, adapters: Iterable[Adapter], metrics: Metrics | None = None
+    ) -> None:
         self.config = config
+        self.metrics = metrics or Metrics(enabled=False)
         self.adapters = adapters
         self.worlds: dict[str, WorldHost] = {}
         """The worlds in memory (not those asleep)."""
@@ -87,6 +91,8 @@ class Hosting:
         self.store.on_lost = self.lost
         node = cfg.node or default_node_id(cfg.port)
         self.leases = LeaseKeeper(self.store, node, cfg.lease_ttl, self.lost)
+        self.store.writer.on_commit = self.metrics.committed
+        self.leases.on_change = self.metrics.lease_changed
         if cfg.entry_point_scripts:
             self._plugins = entry_point_sources()
         if cfg.redis:

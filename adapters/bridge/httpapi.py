@@ -13,6 +13,7 @@ from vttbridge.adapters.bridge import dashboard, install
 from vttbridge.adapters.bridge.auth import Refused
 from vttbridge.adapters.bridge.cluster import RemoteWorld
 from vttbridge.adapters.bridge.hosting import WorldUnavailable
+from vttbridge.adapters.bridge.metrics import CONTENT_TYPE
 from vttbridge.adapters.bridge.protocol import PROTOCOL_VERSION, ErrorCode
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class HttpApi:
         app.router.add_get("/status", self._index)
         app.router.add_get("/healthz", self._health)
         app.router.add_get("/api/worlds/{world}/state", self._state)
+        app.router.add_get("/metrics", self._metrics)
 
     def index_text(self) -> str:
         b = self.bridge
@@ -98,6 +100,14 @@ class HttpApi:
     async def _health(self, request: web.Request) -> web.Response:
         status, body = self.health()
         return web.json_response(body, status=status)
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        metrics = self.bridge.metrics
+        return web.Response(
+            body=metrics.exposition(),
+            status=200 if metrics.on else 404,
+            headers={"Content-Type": CONTENT_TYPE},
+        )
 
     async def _state(self, request: web.Request) -> web.Response:
         status, body = await self.state(

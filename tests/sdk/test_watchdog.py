@@ -19,7 +19,8 @@ def moved(token: str, x: int, y: int) -> TokenMoved:
 
 def script_file(tmp_path: Path, body: str, name: str = "stuck.py") -> str:
     path = tmp_path / name
-    path.write_text("from vttbridge.sdk import Script, TokenMoved\nscript = Script('stuck')\n" + body)
+    head = "from vttbridge.sdk import Script, TokenMoved\nscript = Script('stuck')\n"
+    path.write_text(head + body)
     return str(path)
 
 
