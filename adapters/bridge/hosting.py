@@ -89,8 +89,7 @@ class Hosting:
         self.hold_database()
         self.store = await open_storage(cfg.database, durability=cfg.durability)
         self.store.on_lost = self.lost
-        node = cfg.node or default_node_id(cfg.port)
-        self.leases = LeaseKeeper(self.store, node, cfg.lease_ttl, self.lost)
+        self.leases = LeaseKeeper(self.store, self.node, cfg.lease_ttl, self.lost)
         self.store.writer.on_commit = self.metrics.committed
         self.leases.on_change = self.metrics.lease_changed
         if cfg.entry_point_scripts:
@@ -98,7 +97,10 @@ class Hosting:
         if cfg.redis:
             if not str(cfg.database).startswith(("postgresql://", "postgres://")):
                 raise StoreError("--redis (a cluster of nodes) needs --db postgresql://...")
-            adapters = {a.name: a for a in self.adapters}
+            from vttbridge.adapters.bridge.dashboard.feed import CLIENT  # it imports this module
+
+            # the dashboard's answers are forwarded to the owner like a VTT's events
+            adapters = {a.name: a for a in [*self.adapters, CLIENT]}
             self.cluster = Cluster(cfg.redis, self, adapters, cfg.forward_timeout)
             await self.cluster.start()
             # In a cluster a world is loaded where a client first asks for it, so the worlds
@@ -155,6 +157,23 @@ class Hosting:
                 log.info("World %r is served by this node now.", rec.name)
                 await self._drop_remote(remote)
         return host
+
+    @property
+    def node(self) -> str:
+        """This node's name among the nodes sharing the database (``--node-id``)."""
+        return self.config.node or default_node_id(self.config.port)
+
+    async def owners(self) -> dict[str, str]:
+        """Which node runs which world now, by world (from the leases in the database)."""
+        if self.store is None:
+            return {}
+        return {lease.world: lease.node for lease in await self.store.owners()}
+
+    async def served_by(self, name: str) -> str:
+        """`` (by node-1)`` naming the node that owns world ``name``, for a refusal; ``""``
+        when none does now."""
+        holder = await self.store.owner(name) if self.store is not None else None
+        return f" (by {holder.node})" if holder is not None else ""
 
     async def _drop_remote(self, remote: RemoteWorld) -> None:
         remote.stopped = True

@@ -50,16 +50,23 @@ class HttpApi:
         ]
         return "\n".join(lines) + "\n"
 
-    def health(self) -> tuple[int, dict[str, Any]]:
+    async def health(self) -> tuple[int, dict[str, Any]]:
         b = self.bridge
         failed = b.store.failed if b.store is not None else None
         body: dict[str, Any] = {
             "ok": failed is None and not b.closing,
             "protocol": PROTOCOL_VERSION,
+            "node": b.hosting.node,
             "worlds": len(b.worlds),
+            "serving": sorted(b.worlds),
             "clients": len(b.sessions),
             "uptime": round(time.time() - b.started_at, 1),
         }
+        try:  # which node runs which world, across the cluster (the leases)
+            body["owners"] = await b.hosting.owners()
+        except Exception as e:  # the database is away: the rest still says so
+            body["owners"] = None
+            failed = failed or e
         if failed is not None:
             body["error"] = f"the database cannot be written: {failed}"
         return (200 if body["ok"] else 503), body
@@ -86,8 +93,11 @@ class HttpApi:
         if host is None:
             return _error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
         if isinstance(host, RemoteWorld):
+            by = await self.bridge.hosting.served_by(name)
             return _error(
-                503, ErrorCode.WORLD_UNAVAILABLE, f"World {name!r} is served by another node."
+                503,
+                ErrorCode.WORLD_UNAVAILABLE,
+                f"World {name!r} is served by another node{by}; read its state there.",
             )
         callbacks = host.runtime.callbacks
         while callbacks is not None and callbacks.busy:  # a script changes the world now
@@ -98,7 +108,7 @@ class HttpApi:
         return web.Response(text=self.index_text())
 
     async def _health(self, request: web.Request) -> web.Response:
-        status, body = self.health()
+        status, body = await self.health()
         return web.json_response(body, status=status)
 
     async def _metrics(self, request: web.Request) -> web.Response:

@@ -119,6 +119,8 @@ class Bridge:
         """Open the database and rebuild every world (and join the cluster, with
         ``--redis``): all but the sockets."""
         await self.hosting.open()
+        if self.hosting.cluster is not None:  # pages at other nodes watch worlds run here
+            self.hosting.cluster.on_watch = self.dashboards.remote_watch
         if self.config.key_check_interval > 0:
             self._key_watch = asyncio.create_task(
                 self.auth.watch_keys(

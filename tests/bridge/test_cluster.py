@@ -61,9 +61,9 @@ class Player:
     when its node closes the connection or is gone, and sends an event again until it is
     acknowledged (a refused connect or ``world_unavailable`` means: the world is moving)."""
 
-    def __init__(self, urls: list[str], key: str) -> None:
-        self.urls, self.key = urls, key
-        self.client = TableClient()
+    def __init__(self, urls: list[str], key: str, *, ack: bool = True) -> None:
+        self.urls, self.key, self.ack = urls, key, ack
+        self.client = TableClient(ack=ack)
         self.commands: list[dict[str, Any]] = []  # every command received, over every connection
         self.connects = 0
         self.refusals: list[dict] = []  # acks that were no ack (the companions drop those)
@@ -73,7 +73,7 @@ class Player:
         async with self._connecting, asyncio.timeout(30):
             while not self.client.sio.connected:
                 for url in self.urls:
-                    client = TableClient()
+                    client = TableClient(ack=self.ack)
                     client.commands = self.commands
                     try:
                         last = max((c["seq"] for c in self.commands), default=None)

@@ -254,6 +254,7 @@ var Fn=Object.defineProperty;var Vn=(t,e)=>{for(var n in e)Fn(t,n,{get:e[n],enum
       <h1>vttbridge <span class="world">${t.world}</span></h1>
       <span class="system">${a?"Fallout: Equestria":"Spycraft 2.0"}</span>
       <${Bs} link=${t.link} />
+      ${t.link.node?h`<span class="pill node" title="The server of the cluster that runs this world">on ${t.link.node}</span>`:null}
       <span class="pill ${o?"gm":"observer"}">${o?"GM":"Observer (read-only)"}</span>
       <span class="status ${s}" role="status">${qn[s]??s}</span>
       <button type="button" class="quiet" onClick=${i}>Sign out</button>
