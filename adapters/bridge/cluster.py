@@ -66,6 +66,11 @@ def views_channel(world: str) -> str:
     return f"{PREFIX}:views:{world}"
 
 
+OWNER_CHECK = 0.5
+"""Seconds between two looks, while a forwarded event waits, at whether its owner still
+listens."""
+
+
 class NoOwner(Exception):
     """No node serves the world now (or none answered in time)."""
 
@@ -291,15 +296,33 @@ class Cluster:
             if asked.expected == 0:
                 raise NoOwner(f"no node serves world {world!r}")
             asked.settle()
-            try:
-                ack = await asyncio.wait_for(asked.future, self.timeout)
-            except TimeoutError:
-                raise NoOwner(f"the node serving world {world!r} did not answer") from None
+            ack = await self._answer(world, asked)
         finally:
             del self._asked[rid]
         if ack.get("error", {}).get("code") == "not_here":
             raise NoOwner(f"no node serves world {world!r}")
         return ack
+
+    async def _answer(self, world: str, asked: _Asked) -> Ack:
+        """The owner's ack, waited for up to :attr:`timeout`; :class:`NoOwner` sooner if the
+        owner leaves the world's channel meanwhile (it died just after the request went out:
+        Redis drops a dead client's subscriptions), looked at every :data:`OWNER_CHECK` s."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise NoOwner(f"the node serving world {world!r} did not answer")
+            done, _ = await asyncio.wait({asked.future}, timeout=min(left, OWNER_CHECK))
+            if done:
+                return asked.future.result()
+            assert self.redis is not None
+            try:
+                listening = await self.redis.pubsub_numsub(requests_channel(world))
+            except Exception:
+                continue  # Redis itself is away: the timeout decides
+            if not any(n for _, n in listening):
+                raise NoOwner(f"the node serving world {world!r} is gone")
 
     def tell(self, world: str, op: str, **body: Any) -> None:
         """A note to the owner of ``world`` that needs no answer (an ack, a link)."""
