@@ -326,11 +326,9 @@ def configure_logging(level: str, fmt: str) -> None:
         handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)-7s %(message)s", datefmt="%H:%M:%S")
         )
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(getattr(logging, level.upper()))
+    # as logging.basicConfig: a process that set up its logging already (an embedding
+    # program, a test runner) keeps it
+    logging.basicConfig(level=getattr(logging, level.upper()), handlers=[handler])
     for noisy in ("aiohttp.access", "socketio", "engineio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 

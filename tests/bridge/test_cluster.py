@@ -29,31 +29,43 @@ class Node:
         self.proc, self.url, self.output = proc, url, output
 
 
-@pytest.fixture
-async def nodes(postgres_url, redis_url):
-    """Start nodes (``await start(n)``) on one database and one Redis; stopped after."""
+@contextlib.asynccontextmanager
+async def node_pool(postgres_url: str, redis_url: str, *settings: str) -> Any:
+    """``start(n)`` starts nodes (with ``settings`` added) on one database and one Redis;
+    all are stopped at the end."""
     started: list[Node] = []
 
     async def start(n: int = 3) -> list[Node]:
         for i in range(len(started), len(started) + n):
             out: list[str] = []
             proc, url = await start_serve(
-                postgres_url, "--redis", redis_url, "--node-id", f"node-{i}",
-                "--lease-ttl", LEASE, "--forward-timeout", FORWARD, output=out,
+                postgres_url, "--redis", redis_url, "--node-id", f"node-{i}", *settings,
+                output=out,
             )  # fmt: skip
             started.append(Node(proc, url, out))
         return started
 
-    yield start
-    for node in started:
-        if node.proc.poll() is None:
-            os.kill(node.proc.pid, signal.SIGCONT)
-            node.proc.send_signal(signal.SIGTERM)
-    for node in started:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            node.proc.wait(15)
-        if node.proc.poll() is None:
-            node.proc.kill()
+    try:
+        yield start
+    finally:
+        for node in started:
+            if node.proc.poll() is None:
+                os.kill(node.proc.pid, signal.SIGCONT)
+                node.proc.send_signal(signal.SIGTERM)
+        for node in started:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                node.proc.wait(15)
+            if node.proc.poll() is None:
+                node.proc.kill()
+
+
+@pytest.fixture
+async def nodes(postgres_url, redis_url):
+    """Start nodes (``await start(n)``) with a short lease; stopped after."""
+    async with node_pool(
+        postgres_url, redis_url, "--lease-ttl", LEASE, "--forward-timeout", FORWARD
+    ) as start:
+        yield start
 
 
 class Player:

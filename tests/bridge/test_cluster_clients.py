@@ -7,11 +7,9 @@ reconnection carried through a node's death or its loss of the world."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
-import subprocess
 import urllib.error
 import urllib.request
 from typing import Any
@@ -22,8 +20,8 @@ from vttbridge.adapters.bridge.server import create_world
 from vttbridge.adapters.bridge.storage import run_blocking
 
 from tests.bridge.balancer import Balancer
-from tests.bridge.conftest import CLIENT, NS, TableClient, scene, start_serve
-from tests.bridge.test_cluster import Node, Player, log_rows, once_each, one_owner_at_a_time
+from tests.bridge.conftest import CLIENT, NS, TableClient, scene
+from tests.bridge.test_cluster import Player, log_rows, node_pool, once_each, one_owner_at_a_time
 from tests.bridge.test_dashboard import offer
 
 pytestmark = pytest.mark.slow
@@ -32,27 +30,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 async def nodes(postgres_url, redis_url):
     """``await start(n)``: nodes with the default lease and forward timeout."""
-    started: list[Node] = []
-
-    async def start(n: int = 3) -> list[Node]:
-        for i in range(len(started), len(started) + n):
-            out: list[str] = []
-            proc, url = await start_serve(
-                postgres_url, "--redis", redis_url, "--node-id", f"node-{i}", output=out
-            )
-            started.append(Node(proc, url, out))
-        return started
-
-    yield start
-    for node in started:
-        if node.proc.poll() is None:
-            os.kill(node.proc.pid, signal.SIGCONT)
-            node.proc.send_signal(signal.SIGTERM)
-    for node in started:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            node.proc.wait(15)
-        if node.proc.poll() is None:
-            node.proc.kill()
+    async with node_pool(postgres_url, redis_url) as start:
+        yield start
 
 
 def get(url: str, key: str | None = None) -> tuple[int, dict[str, Any]]:

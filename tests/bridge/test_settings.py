@@ -3,6 +3,7 @@ file, in that order, validated with a message naming the setting; JSON logs; ``/
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -11,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from vttbridge.adapters.bridge.cli import build_parser, configure_logging, main, serve_settings
+from vttbridge.adapters.bridge.cli import JsonFormatter, build_parser, main, serve_settings
 from vttbridge.adapters.bridge.config import ServeSettings
 
 from tests.bridge.conftest import TableClient, scene, start_serve
@@ -115,19 +116,24 @@ def test_a_bad_setting_is_named_with_where_it_came_from(
     assert says in err and "Traceback" not in err, err
 
 
-def test_json_logs_are_one_object_a_line_under_one_logger_tree(capsys):
-    configure_logging("info", "json")
+def test_json_logs_are_one_object_a_line():
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("vttbridge.adapters.bridge.hosting")
+    logger.addHandler(handler)
     try:
-        logging.getLogger("vttbridge.adapters.bridge.hosting").info("hello %s", "there")
+        logger.warning("hello %s", "there")
         try:
             raise ValueError("boom")
         except ValueError:
-            logging.getLogger("vttbridge.sdk.runtime").exception("it broke")
+            logger.exception("it broke")
     finally:
-        logging.getLogger().handlers.clear()
-    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
-    assert lines[0]["message"] == "hello there" and lines[0]["level"] == "info"
+        logger.removeHandler(handler)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines[0]["message"] == "hello there" and lines[0]["level"] == "warning"
     assert lines[0]["logger"] == "vttbridge.adapters.bridge.hosting"
+    assert lines[0]["time"].endswith("+00:00")
     assert "ValueError: boom" in lines[1]["exception"]
 
 
