@@ -16,9 +16,11 @@ after the commit). What differs is where the worlds live:
   node (the worst case), at 100 two in three are.
 
 Failover: a client at one node plays a world another node owns; that owner is killed
-(SIGKILL) and the time until the client's next acknowledged event is measured: it is the
-lease time (``--lease-ttl``, 3 s here) plus the takeover (the world rebuilt from its
-snapshot and log).
+(SIGKILL) and the time until the client's next acknowledged event is measured, ``--failovers``
+times (new nodes each time): at most the lease time (``--lease-ttl``), since the dead owner
+renewed its lease last, plus the takeover (the world rebuilt from its snapshot and log) and the
+client's reconnect. Every node runs with the default settings (lease and forward timeout);
+the target is under 5 s.
 
 PostgreSQL and redis-server come from ``VTTBRIDGE_TEST_POSTGRES`` / ``VTTBRIDGE_TEST_REDIS``,
 else ``.ci/services`` starts both for the run. Everything shares this machine's cores: three
@@ -55,9 +57,12 @@ from bench_bridge import (  # noqa: E402
     start_combat,
     stop,
 )
+from vttbridge.adapters.bridge.config import ServeSettings  # noqa: E402
 
 WORLDS = [f"w{i}" for i in range(10)]
-LEASE = 3.0
+LEASE: float = ServeSettings.model_fields["lease_ttl"].default
+"""The default lease, which every node here runs with."""
+TARGET = 5.0
 
 
 def services(tmp: Path) -> tuple[str, str, bool]:
@@ -88,10 +93,7 @@ async def fresh_schema(pg: str) -> str:
 
 
 def node_cmd(db: str, redis: str, i: int) -> list[str]:
-    return serve_cmd(db, [  # type: ignore[arg-type]
-        "--redis", redis, "--node-id", f"bench-{i}", "--lease-ttl", str(LEASE),
-        "--forward-timeout", "1",
-    ])  # fmt: skip
+    return serve_cmd(db, ["--redis", redis, "--node-id", f"bench-{i}"])  # type: ignore[arg-type]
 
 
 async def setup_worlds(session, owners: list[str], world_keys: dict[str, str]) -> None:
@@ -167,6 +169,10 @@ async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 s runs")
     ap.add_argument("--seconds", type=float, default=None, help="measured seconds per run")
+    ap.add_argument("--failovers", type=int, default=3, help="failovers timed")
+    ap.add_argument(
+        "--part", choices=["all", "failover"], default="all", help="failover: only that part"
+    )
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.quick else 4.0)
     print(f"bench_cluster: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
@@ -176,6 +182,13 @@ async def main() -> None:
         pg, redis, started = services(tmp)
         try:
             results: dict[tuple[str, int], dict] = {}
+            took: list[float] = []
+            for _ in range(args.failovers):
+                db = await fresh_schema(pg)
+                took.append(await failover(db, redis, make_worlds(db, ["w0"])))  # type: ignore[arg-type]
+            if args.part == "failover":
+                report_failover(took)
+                return
             sqlite = tmp / "one.sqlite3"
             keys_one = make_worlds(sqlite, WORLDS)
             one, one_url = start(serve_cmd(sqlite))
@@ -198,8 +211,6 @@ async def main() -> None:
             finally:
                 for proc, _ in nodes:
                     stop(proc)
-            db = await fresh_schema(pg)
-            took = await failover(db, redis, make_worlds(db, ["w0"]))  # type: ignore[arg-type]
         finally:
             if started:
                 subprocess.run([str(ROOT / ".ci" / "services"), "stop", str(tmp / "services")])
@@ -217,9 +228,19 @@ async def main() -> None:
             f" {c['p99']:>8.2f}   {c['eps'] / o['eps']:>7.2f} {c['p50'] / o['p50']:>9.2f}"
             f" {c['p99'] / o['p99']:>9.2f}"
         )
+    report_failover(took)
+
+
+def report_failover(took: list[float]) -> None:
+    worst = max(took)
     print()
-    print(f"failover (SIGKILL of the owner -> the next acknowledged event at another node): "
-          f"{took:.2f} s with a {LEASE:g} s lease ({took - LEASE:+.2f} s past it)")  # fmt: skip
+    print(
+        "failover under the default settings (SIGKILL of the owner -> the next acknowledged "
+        f"event at another node), {len(took)} times: "
+        + ", ".join(f"{t:.2f}" for t in took)
+        + f" s; worst {worst:.2f} s with the {LEASE:g} s lease; target < {TARGET:g} s: "
+        + ("met" if worst < TARGET else "NOT met")
+    )
 
 
 if __name__ == "__main__":

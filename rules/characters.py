@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from vttbridge.rules.numbers import Finite, Whole
 
 
 def ability_modifier(score: int) -> int:
@@ -40,35 +41,35 @@ class Character(BaseModel):
     """Spycraft: special characters (PCs, special NPCs) spend action dice and track wounds."""
 
     # -- Spycraft 2.0 ------------------------------------------------------------------------
-    initiative: int = 0
-    reflex: int = 0
-    bab: int = 0
-    resolve: int = 0
-    wisdom: int = 10
-    action_dice: int = 0
-    vitality: int = 0
-    wounds: int = 10
-    max_wounds: int = 10
-    stress: int = 0
-    defense_base: int = 10
-    dex_bonus: int = 0
-    dodge_bonus: int = 0
+    initiative: Whole = 0
+    reflex: Whole = 0
+    bab: Whole = 0
+    resolve: Whole = 0
+    wisdom: Whole = 10
+    action_dice: Whole = 0
+    vitality: Whole = 0
+    wounds: Whole = 10
+    max_wounds: Whole = 10
+    stress: Whole = 0
+    defense_base: Whole = 10
+    dex_bonus: Whole = 0
+    dodge_bonus: Whole = 0
     conditions: set[str] = Field(default_factory=set)
     """Conditions the rules put on the character (``standoff``, ``vulnerable``, ``surrendered``,
     ``dead``...); rules-owned. :func:`vttbridge.rules.conditions.conditions_of` adds those the
     encounter implies."""
 
     # -- Fallout: Equestria ------------------------------------------------------------------
-    move: float = 25.0
+    move: Finite = 25.0
     """Move speed in feet per action."""
-    strength: int = 5
-    agility: int = 5
-    perception_skill: int = 0
-    sneak_skill: int = 0
-    weight: float = 0.0
+    strength: Whole = 5
+    agility: Whole = 5
+    perception_skill: Whole = 0
+    sneak_skill: Whole = 0
+    weight: Finite = 0.0
     """Carried weight in macs (the sneak penalty starts at 50)."""
     quick_witted: bool = False
-    initiative_bonus: int = 0
+    initiative_bonus: Whole = 0
     """FoE additive initiative bonuses (Quick Witted, Dash...)."""
     horns: Literal[0, 1, 2] = 0
     burrowing: bool = False

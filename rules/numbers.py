@@ -49,6 +49,12 @@ CellIndex = Annotated[int, Field(ge=-MAX_CELL, le=MAX_CELL)]
 Distance = Annotated[float, Field(allow_inf_nan=False, gt=0, le=MAX_DISTANCE)]
 """Distance units per grid cell (Foundry ``grid.distance``, Roll20 ``scale_number``)."""
 
+RANGE_ERRORS = frozenset(
+    {"finite_number", "greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+)
+"""The pydantic error types of a number out of its bounds: answered ``out_of_range`` wherever
+a number is refused (a payload field, a stat of a sheet or a snapshot)."""
+
 
 def bounded(value: float, what: str, low: float, high: float) -> float:
     """``value`` if finite and within ``[low, high]``, else ``ValueError`` saying so (for

@@ -4,6 +4,7 @@ drive it by hand (:class:`ManualClock`) instead of sleeping."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import time
@@ -26,13 +27,45 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """Wall-clock time and the running event loop's timers."""
+    """Wall-clock time and the event loop's timers. A timer armed from another thread (a
+    world's script callback thread, :class:`vttbridge.sdk.watchdog.CallbackThread`) is armed by
+    the loop the clock last ran on, its callback run there."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        with contextlib.suppress(RuntimeError):
+            self._loop = asyncio.get_running_loop()
 
     def now(self) -> float:
         return time.time()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Handle:
-        return asyncio.get_running_loop().call_later(max(0.0, delay), callback)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is None:
+                raise
+            return _ArmedFromThread(self._loop, max(0.0, delay), callback)
+        self._loop = loop
+        return loop.call_later(max(0.0, delay), callback)
+
+
+class _ArmedFromThread:
+    """A timer asked for off the loop: the loop arms it (its timers are the loop's alone)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, delay: float, cb: Callable[[], None]):
+        self._handle: asyncio.TimerHandle | None = None
+        self._cancelled = False
+        loop.call_soon_threadsafe(self._arm, loop, time.monotonic() + delay, cb)
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, due: float, cb: Callable[[], None]) -> None:
+        if not self._cancelled:
+            self._handle = loop.call_later(max(0.0, due - time.monotonic()), cb)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self._handle is not None:
+            self._handle.cancel()
 
 
 class _ManualHandle:

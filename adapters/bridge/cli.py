@@ -18,13 +18,18 @@ import logging
 import os
 import sys
 import time
+import types
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vttbridge.adapters.base import AdapterRegistry, registry
 from vttbridge.adapters.bridge.storage import Storage, StoreError, describe, run_blocking
 from vttbridge.rules import systems
 from vttbridge.rules.options import DEFAULT_SYSTEM
+
+if TYPE_CHECKING:
+    from vttbridge.adapters.bridge.config import ServeSettings
 
 DEFAULT_DB = "vttbridge.sqlite3"
 DEFAULT_WORLD = "default"
@@ -57,6 +62,72 @@ def _add_db(p: argparse.ArgumentParser) -> None:
     )
 
 
+_METAVARS = {
+    "db": "PATH|URL",
+    "script": "FILE",
+    "adapter": "MODULE:CLASS",
+    "allow_origin": "ORIGIN",
+    "node_id": "NAME",
+    "redis": "URL",
+    "max_payload": "BYTES",
+    "snapshot_every": "EVENTS",
+}
+
+
+class _ServeHelp(_Help):
+    """Shows each setting's default (the settings model's) and its environment variable."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        from vttbridge.adapters.bridge.config import ENV_PREFIX, ServeSettings
+
+        text = action.help or ""
+        field = ServeSettings.model_fields.get(action.dest)
+        if field is None:
+            return text
+        default = field.get_default(call_default_factory=True)
+        if default not in (None, [], False):
+            shown = "on" if default is True else default
+            text += f" (default: {shown})"
+        return f"{text} [${ENV_PREFIX}{action.dest.upper()}]".replace("%", "%%")
+
+
+def _add_serve_options(serve: argparse.ArgumentParser) -> None:
+    """One option per setting of :class:`ServeSettings` (each also an environment variable
+    and a key of the config file); an option not given leaves the setting to those."""
+    import typing
+
+    from vttbridge.adapters.bridge.config import CONFIG_ENV, ServeSettings, option
+
+    serve.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="a TOML file of settings, named as the options below with _ for - "
+        '(lease_ttl = 3, script = ["a.py"]); '
+        f"an option or an environment variable overrides it [${CONFIG_ENV}]",
+    )
+    for name, field in ServeSettings.model_fields.items():
+        kw: dict[str, typing.Any] = {"dest": name, "help": field.description}
+        kw["default"] = argparse.SUPPRESS
+        ann = field.annotation
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        base = args[0] if typing.get_origin(ann) in (typing.Union, types.UnionType) else ann
+        if base is bool:  # --no-default-world: off unless given; --metrics / --no-metrics
+            default = field.get_default()
+            kw["action"] = "store_true" if default is False else argparse.BooleanOptionalAction
+        elif typing.get_origin(base) is list or base is list:
+            kw["action"] = "append"
+        elif typing.get_origin(base) is typing.Literal:
+            kw["choices"] = list(typing.get_args(base))
+        else:
+            kw["type"] = base if base in (int, float) else str
+        if name in _METAVARS:
+            kw["metavar"] = _METAVARS[name]
+        elif kw.get("type") is float and "seconds" in (field.description or ""):
+            kw["metavar"] = "SECONDS"
+        serve.add_argument(option(name), **kw)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vttbridge",
@@ -76,130 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(/foundry/module.json, /roll20/VTTBridge.js, /roll20/vttbridge-relay.user.js), tools "
         "read world state over HTTP. On first start a world named 'default' is created and its "
         "keys printed. Stop with Ctrl-C: every world is saved. The worlds live in a SQLite file "
-        "(the default) or in PostgreSQL (--db postgresql://...); see docs/deployment.md.",
-        formatter_class=_Help,
+        "(the default) or in PostgreSQL (--db postgresql://...); see docs/deployment.md. "
+        "Every option is also an environment variable (shown in [brackets]) and a key of "
+        "the --config file: an option wins over the environment, which wins over the file.",
+        formatter_class=_ServeHelp,
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all)")
-    serve.add_argument("--port", type=int, default=8787, help="port to listen on (0: any free)")
-    _add_db(serve)
-    serve.add_argument(
-        "--script",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a Python script of triggers to load into every world (repeatable; reloads when "
-        "the file changes)",
-    )
-    serve.add_argument(
-        "--adapter",
-        action="append",
-        default=[],
-        metavar="MODULE:CLASS",
-        help="register an adapter explicitly, besides those installed through the "
-        "'vttbridge.adapters' entry point group (repeatable; for adapter authors)",
-    )
-    serve.add_argument(
-        "--max-payload",
-        type=int,
-        default=512 * 1024,
-        metavar="BYTES",
-        help="largest inbound event accepted; larger ones are refused with payload_too_large",
-    )
-    serve.add_argument(
-        "--rate",
-        type=float,
-        default=100.0,
-        help="events per second one connection may send, sustained (0: no limit)",
-    )
-    serve.add_argument(
-        "--burst", type=int, default=200, help="events one connection may send at once"
-    )
-    serve.add_argument(
-        "--world-rate",
-        type=float,
-        default=None,
-        metavar="RATE",
-        help="events per second all connections of one world may send together, sustained "
-        "(0: no limit; default: twice --rate)",
-    )
-    serve.add_argument(
-        "--world-burst",
-        type=int,
-        default=None,
-        metavar="BURST",
-        help="events the connections of one world may send at once (default: twice --burst)",
-    )
-    serve.add_argument(
-        "--durability",
-        choices=["normal", "full"],
-        default="normal",
-        help="normal: a saved event survives the server being killed; full: also a power "
-        "cut (an fsync per batch of writes)",
-    )
-    serve.add_argument(
-        "--snapshot-every",
-        type=int,
-        default=2000,
-        metavar="EVENTS",
-        help="events between snapshots of a busy world (restarts replay at most this many; "
-        "a world is also snapshotted after 5 s without events)",
-    )
-    serve.add_argument(
-        "--sleep-after",
-        type=float,
-        default=600.0,
-        metavar="SECONDS",
-        help="unload a world from memory after this long without a client, pending prompt "
-        "or waiting script (0: never); it is saved first and wakes when a client connects",
-    )
-    serve.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="web origin allowed to connect, e.g. http://localhost:30000 (repeatable; "
-        "default: any, since every world needs its key)",
-    )
-    serve.add_argument(
-        "--no-default-world",
-        action="store_true",
-        help="do not create the 'default' world when the database has none",
-    )
-    serve.add_argument(
-        "--node-id",
-        default=None,
-        metavar="NAME",
-        help="this server's name among the servers sharing one PostgreSQL database, which "
-        "hold each world in turn (a lease); a server restarted under the same name takes its "
-        "worlds back at once, so never give two running servers one name (default: the host "
-        "name and --port)",
-    )
-    serve.add_argument(
-        "--lease-ttl",
-        type=float,
-        default=15.0,
-        metavar="SECONDS",
-        help="how long a server's hold on a world lasts without being renewed (every third "
-        "of it): the worlds of a server that died wait this long before another may take them",
-    )
-    serve.add_argument(
-        "--redis",
-        default=None,
-        metavar="URL",
-        help="redis://HOST[:PORT]/DB: serve as one node of a cluster, with every node that "
-        "names this Redis and the same --db postgresql://... database. A client may connect "
-        "to any node; each world is run by one node at a time, which takes the events the "
-        "others forward (docs/deployment.md)",
-    )
-    serve.add_argument(
-        "--forward-timeout",
-        type=float,
-        default=5.0,
-        metavar="SECONDS",
-        help="with --redis: how long an event forwarded to the node running its world waits "
-        "for the answer before the client is told to send it again",
-    )
-    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    _add_serve_options(serve)
 
     # -- world -------------------------------------------------------------------------------
     world = sub.add_parser(
@@ -367,23 +320,70 @@ def cmd_world(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, WorldConfig, create_world
-
-    logging.basicConfig(
-        level=getattr(logging, args.log_level.upper()),
-        format="%(asctime)s %(levelname)-7s %(message)s",
-        datefmt="%H:%M:%S",
-    )
+def configure_logging(level: str, fmt: str) -> None:
+    """Log lines of every logger (vttbridge's are all under ``vttbridge``) to stderr, as text
+    for people or as one JSON object a line (``fmt="json"``) for a log collector."""
+    handler = logging.StreamHandler()
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)-7s %(message)s", datefmt="%H:%M:%S")
+        )
+    # as logging.basicConfig: a process that set up its logging already (an embedding
+    # program, a test runner) keeps it
+    logging.basicConfig(level=getattr(logging, level.upper()), handlers=[handler])
     for noisy in ("aiohttp.access", "socketio", "engineio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: ``time`` (ISO 8601, UTC), ``level``, ``logger``, ``message``,
+    and ``exception`` (its traceback) when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        import datetime
+        import json
+
+        line = {
+            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(
+                timespec="milliseconds"
+            ),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+def serve_settings(args: argparse.Namespace) -> ServeSettings:
+    """The settings of ``serve``: the options given, else the environment, else the config
+    file, else the defaults. Raises ``SettingsError``."""
+    from vttbridge.adapters.bridge.config import ServeSettings
+
+    given = {k: v for k, v in vars(args).items() if k in ServeSettings.model_fields}
+    return ServeSettings.load(given, args.config)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from vttbridge.adapters.bridge.config import SettingsError
+    from vttbridge.adapters.bridge.server import Bridge, create_world
+
+    try:
+        settings = serve_settings(args)
+    except SettingsError as e:
+        print(f"vttbridge serve: {e}", file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level, settings.log_format)
     from vttbridge.sdk.checks import check_loading, registered
     from vttbridge.sdk.errors import ScriptError
     from vttbridge.sdk.loader import load_source
     from vttbridge.sdk.runtime.scripts import builtin_scripts
 
     loaded = builtin_scripts()
-    for script in args.script:
+    for script in settings.script:
         try:  # fail now, with the script's own error, rather than once per world
             scripts = load_source(Path(script))[0]
             check_loading(scripts, *registered(loaded))  # a clash with a built-in, say
@@ -391,45 +391,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except ScriptError as e:
             print(f"vttbridge: cannot load --script {script}: {e}", file=sys.stderr)
             return 2
+    db = settings.db
     try:
 
         async def empty(store: Storage) -> bool:
             return not await store.worlds()
 
-        if run_blocking(args.db, empty) and not args.no_default_world:
-            gm, obs = create_world(args.db, DEFAULT_WORLD)
+        if run_blocking(db, empty) and not settings.no_default_world:
+            gm, obs = create_world(db, DEFAULT_WORLD)
             _print_keys(DEFAULT_WORLD, gm, obs)
             print(f"  (link it: world {DEFAULT_WORLD!r}, this GM key, server URL below)")
             sys.stdout.flush()
     except StoreError as e:
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
-    adapters = _adapters(args.adapter)
+    adapters = _adapters(settings.adapter)
     if not len(adapters):
         log.warning(
             "No VTT adapters are installed (entry point group 'vttbridge.adapters'); "
             "only the HTTP endpoints are served."
         )
-    config = BridgeConfig(
-        database=args.db,
-        host=args.host,
-        port=args.port,
-        scripts=list(args.script),
-        max_payload=args.max_payload,
-        rate=args.rate,
-        burst=args.burst,
-        world_rate=args.world_rate,
-        world_burst=args.world_burst,
-        durability=args.durability,
-        node=args.node_id,
-        lease_ttl=max(0.5, args.lease_ttl),
-        redis=args.redis,
-        forward_timeout=max(0.1, args.forward_timeout),
-        cors=args.allow_origin or "*",
-        world=WorldConfig(
-            snapshot_every=max(1, args.snapshot_every), sleep_after=max(0.0, args.sleep_after)
-        ),
-    )
+    config = settings.bridge_config()
     bridge = Bridge(config, adapters=adapters)
     # What is loaded so far (modules, classes, pydantic's schemas) lives as long as the process:
     # keep it out of the collector's full passes, which otherwise stop the server for tens of
@@ -448,7 +430,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # the port is taken, the address is wrong
-        print(f"vttbridge: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        print(f"vttbridge: cannot listen on {config.host}:{config.port}: {e}", file=sys.stderr)
         return 1
     return 0
 

@@ -62,6 +62,15 @@ def published_channel(world: str) -> str:
     return f"{PREFIX}:published:{world}"
 
 
+def views_channel(world: str) -> str:
+    return f"{PREFIX}:views:{world}"
+
+
+OWNER_CHECK = 0.5
+"""Seconds between two looks, while a forwarded event waits, at whether its owner still
+listens."""
+
+
 class NoOwner(Exception):
     """No node serves the world now (or none answered in time)."""
 
@@ -102,7 +111,11 @@ class Cluster:
         self._asked: dict[str, _Asked] = {}
         self._ids = 0
         self._followed: dict[str, RemoteWorld] = {}
+        self._views: dict[str, Callable[[dict[str, Any]], None]] = {}
         self._tasks: set[asyncio.Task] = set()
+        self.on_watch: Callable[[WorldHost], None] | None = None
+        """Called on the owner when a dashboard at another node watches a world
+        (``dashboard/feed.py``: its views are then published for that node)."""
 
     # -- life cycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -185,6 +198,10 @@ class Cluster:
                     remote = self._followed.get(channel.rsplit(":", 1)[1])
                     if remote is not None:
                         remote.outbox.noted(data["after"], data["upto"], data["msgs"])
+                elif channel.startswith(f"{PREFIX}:views:"):
+                    relay = self._views.get(channel.rsplit(":", 1)[1])
+                    if relay is not None:
+                        relay(data)
             except Exception:
                 log.exception("A cluster message on %s could not be handled", channel)
 
@@ -212,6 +229,10 @@ class Cluster:
                 self._reply(reply, req["id"], _not_here(world))
             return
         host.keep_awake()
+        if op == "watch":
+            if self.on_watch is not None:
+                self.on_watch(host)
+            return
         if op == "acked":
             host.outbox.acked(int(req["seq"]))
             return
@@ -275,19 +296,52 @@ class Cluster:
             if asked.expected == 0:
                 raise NoOwner(f"no node serves world {world!r}")
             asked.settle()
-            try:
-                ack = await asyncio.wait_for(asked.future, self.timeout)
-            except TimeoutError:
-                raise NoOwner(f"the node serving world {world!r} did not answer") from None
+            ack = await self._answer(world, asked)
         finally:
             del self._asked[rid]
         if ack.get("error", {}).get("code") == "not_here":
             raise NoOwner(f"no node serves world {world!r}")
         return ack
 
+    async def _answer(self, world: str, asked: _Asked) -> Ack:
+        """The owner's ack, waited for up to :attr:`timeout`; :class:`NoOwner` sooner if the
+        owner leaves the world's channel meanwhile (it died just after the request went out:
+        Redis drops a dead client's subscriptions), looked at every :data:`OWNER_CHECK` s."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise NoOwner(f"the node serving world {world!r} did not answer")
+            done, _ = await asyncio.wait({asked.future}, timeout=min(left, OWNER_CHECK))
+            if done:
+                return asked.future.result()
+            assert self.redis is not None
+            try:
+                listening = await self.redis.pubsub_numsub(requests_channel(world))
+            except Exception:
+                continue  # Redis itself is away: the timeout decides
+            if not any(n for _, n in listening):
+                raise NoOwner(f"the node serving world {world!r} is gone")
+
     def tell(self, world: str, op: str, **body: Any) -> None:
         """A note to the owner of ``world`` that needs no answer (an ack, a link)."""
         self._publish(requests_channel(world), {"op": op, "id": "", **body})
+
+    def publish_view(self, world: str, view: dict[str, Any]) -> None:
+        """The owner's view of ``world`` for the dashboards watching it at other nodes."""
+        self._publish(views_channel(world), view)
+
+    async def follow_views(self, world: str, relay: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``relay(view)`` with each view the owner of ``world`` publishes."""
+        assert self._pubsub is not None
+        self._views[world] = relay
+        await self._pubsub.subscribe(views_channel(world))
+
+    async def unfollow_views(self, world: str) -> None:
+        if self._views.pop(world, None) is not None and self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.unsubscribe(views_channel(world))
 
     async def follow(self, remote: RemoteWorld) -> None:
         assert self._pubsub is not None

@@ -18,14 +18,17 @@ from typing import Any
 from vttbridge.adapters.base import Adapter
 from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
 from vttbridge.adapters.bridge.config import BridgeConfig
+from vttbridge.adapters.bridge.metrics import Metrics
 from vttbridge.adapters.bridge.process import duration, trim_memory
 from vttbridge.adapters.bridge.storage import (
     LeaseKeeper,
     Storage,
     StoreError,
     WorldRecord,
+    WriterLock,
     default_node_id,
     open_storage,
+    writer_lock,
 )
 from vttbridge.adapters.bridge.worldhost import WorldHost
 from vttbridge.rules.options import Options
@@ -45,8 +48,11 @@ class OwnedElsewhere(StoreError):
 class Hosting:
     """The hosted worlds of one bridge, by name."""
 
-    def __init__(self, config: BridgeConfig, adapters: Iterable[Adapter]) -> None:
+    def __init__(
+        self, config: BridgeConfig, adapters: Iterable[Adapter], metrics: Metrics | None = None
+    ) -> None:
         self.config = config
+        self.metrics = metrics or Metrics(enabled=False)
         self.adapters = adapters
         self.worlds: dict[str, WorldHost] = {}
         """The worlds in memory (not those asleep)."""
@@ -67,20 +73,34 @@ class Hosting:
         self._sweeper: asyncio.Task | None = None
         # entry point scripts, found once per start (not per world loaded or woken)
         self._plugins: list[tuple[str, Any]] = []
+        self._writer: WriterLock | None = None
+
+    def hold_database(self) -> None:
+        """Take the one-server-per-file lock of a SQLite database (a no-op for PostgreSQL);
+        raises :class:`~vttbridge.adapters.bridge.storage.DatabaseInUse`."""
+        if self._writer is None:
+            self._writer = writer_lock(self.config.database)
+            if self._writer is not None:
+                self._writer.acquire(listening=f"{self.config.host}:{self.config.port}")
 
     async def open(self) -> None:
         """Open the database and rebuild every world in it."""
         cfg = self.config
+        self.hold_database()
         self.store = await open_storage(cfg.database, durability=cfg.durability)
         self.store.on_lost = self.lost
-        node = cfg.node or default_node_id(cfg.port)
-        self.leases = LeaseKeeper(self.store, node, cfg.lease_ttl, self.lost)
+        self.leases = LeaseKeeper(self.store, self.node, cfg.lease_ttl, self.lost)
+        self.store.writer.on_commit = self.metrics.committed
+        self.leases.on_change = self.metrics.lease_changed
         if cfg.entry_point_scripts:
             self._plugins = entry_point_sources()
         if cfg.redis:
             if not str(cfg.database).startswith(("postgresql://", "postgres://")):
                 raise StoreError("--redis (a cluster of nodes) needs --db postgresql://...")
-            adapters = {a.name: a for a in self.adapters}
+            from vttbridge.adapters.bridge.dashboard.feed import CLIENT  # it imports this module
+
+            # the dashboard's answers are forwarded to the owner like a VTT's events
+            adapters = {a.name: a for a in [*self.adapters, CLIENT]}
             self.cluster = Cluster(cfg.redis, self, adapters, cfg.forward_timeout)
             await self.cluster.start()
             # In a cluster a world is loaded where a client first asks for it, so the worlds
@@ -103,6 +123,8 @@ class Hosting:
             "scripts": list(self.config.scripts),
             "reload_interval": 1.0 if self.config.reload_scripts else None,
             "entry_points": self._plugins,
+            # a script's plain callback that blocks holds up its own world, not this loop
+            "callback_thread": True,
         }
         if rec.options:
             kw["options"] = Options.model_validate(rec.options)
@@ -135,6 +157,23 @@ class Hosting:
                 log.info("World %r is served by this node now.", rec.name)
                 await self._drop_remote(remote)
         return host
+
+    @property
+    def node(self) -> str:
+        """This node's name among the nodes sharing the database (``--node-id``)."""
+        return self.config.node or default_node_id(self.config.port)
+
+    async def owners(self) -> dict[str, str]:
+        """Which node runs which world now, by world (from the leases in the database)."""
+        if self.store is None:
+            return {}
+        return {lease.world: lease.node for lease in await self.store.owners()}
+
+    async def served_by(self, name: str) -> str:
+        """`` (by node-1)`` naming the node that owns world ``name``, for a refusal; ``""``
+        when none does now."""
+        holder = await self.store.owner(name) if self.store is not None else None
+        return f" (by {holder.node})" if holder is not None else ""
 
     async def _drop_remote(self, remote: RemoteWorld) -> None:
         remote.stopped = True
@@ -335,3 +374,6 @@ class Hosting:
             await self.cluster.close()
         if self.store is not None:
             await self.store.close()
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None

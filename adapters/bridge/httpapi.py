@@ -4,6 +4,7 @@ page, the companions' downloads)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from vttbridge.adapters.bridge import dashboard, install
 from vttbridge.adapters.bridge.auth import Refused
 from vttbridge.adapters.bridge.cluster import RemoteWorld
 from vttbridge.adapters.bridge.hosting import WorldUnavailable
+from vttbridge.adapters.bridge.metrics import CONTENT_TYPE
 from vttbridge.adapters.bridge.protocol import PROTOCOL_VERSION, ErrorCode
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ class HttpApi:
         app.router.add_get("/status", self._index)
         app.router.add_get("/healthz", self._health)
         app.router.add_get("/api/worlds/{world}/state", self._state)
+        app.router.add_get("/metrics", self._metrics)
 
     def index_text(self) -> str:
         b = self.bridge
@@ -47,16 +50,23 @@ class HttpApi:
         ]
         return "\n".join(lines) + "\n"
 
-    def health(self) -> tuple[int, dict[str, Any]]:
+    async def health(self) -> tuple[int, dict[str, Any]]:
         b = self.bridge
         failed = b.store.failed if b.store is not None else None
         body: dict[str, Any] = {
             "ok": failed is None and not b.closing,
             "protocol": PROTOCOL_VERSION,
+            "node": b.hosting.node,
             "worlds": len(b.worlds),
+            "serving": sorted(b.worlds),
             "clients": len(b.sessions),
             "uptime": round(time.time() - b.started_at, 1),
         }
+        try:  # which node runs which world, across the cluster (the leases)
+            body["owners"] = await b.hosting.owners()
+        except Exception as e:  # the database is away: the rest still says so
+            body["owners"] = None
+            failed = failed or e
         if failed is not None:
             body["error"] = f"the database cannot be written: {failed}"
         return (200 if body["ok"] else 503), body
@@ -83,17 +93,31 @@ class HttpApi:
         if host is None:
             return _error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
         if isinstance(host, RemoteWorld):
+            by = await self.bridge.hosting.served_by(name)
             return _error(
-                503, ErrorCode.WORLD_UNAVAILABLE, f"World {name!r} is served by another node."
+                503,
+                ErrorCode.WORLD_UNAVAILABLE,
+                f"World {name!r} is served by another node{by}; read its state there.",
             )
+        callbacks = host.runtime.callbacks
+        while callbacks is not None and callbacks.busy:  # a script changes the world now
+            await asyncio.sleep(0.01)
         return 200, host.state()
 
     async def _index(self, request: web.Request) -> web.Response:
         return web.Response(text=self.index_text())
 
     async def _health(self, request: web.Request) -> web.Response:
-        status, body = self.health()
+        status, body = await self.health()
         return web.json_response(body, status=status)
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        metrics = self.bridge.metrics
+        return web.Response(
+            body=metrics.exposition(),
+            status=200 if metrics.on else 404,
+            headers={"Content-Type": CONTENT_TYPE},
+        )
 
     async def _state(self, request: web.Request) -> web.Response:
         status, body = await self.state(

@@ -4,6 +4,7 @@ disconnect, handed to the bridge's :class:`~vttbridge.adapters.bridge.session.Se
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 import socketio
@@ -22,6 +23,7 @@ class AdapterNamespace(socketio.AsyncNamespace):
         super().__init__(adapter.ns)
         self.sessions = sessions
         self.adapter = adapter
+        self.metrics = sessions.bridge.metrics
 
     async def trigger_event(self, event: str, *args: Any) -> Any:
         if event == "connect":
@@ -31,7 +33,9 @@ class AdapterNamespace(socketio.AsyncNamespace):
         if event == "disconnect":
             return await self.sessions.disconnect(args[0], args[1] if len(args) > 1 else "")
         # No await before the world's lock is asked for, so events reach it in arrival order.
+        began = time.perf_counter()
         result = self.sessions.receive(self.adapter, args[0], event, args[1:])
         if asyncio.iscoroutine(result):
-            return await result
+            result = await result
+        self.metrics.answered(self.adapter.name, result, time.perf_counter() - began)
         return result

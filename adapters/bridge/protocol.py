@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from vttbridge.rules.numbers import RANGE_ERRORS
 
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOLS = frozenset({1})
@@ -136,18 +137,13 @@ class RefusedConnect(BaseModel):
     )
 
 
-_OUT_OF_RANGE = frozenset(
-    {"finite_number", "greater_than", "greater_than_equal", "less_than", "less_than_equal"}
-)
-
-
 def validation_ack(e: ValidationError) -> Ack:
     """The ack of a payload its model refused: the first error, with the field's path."""
     err = e.errors(include_url=False, include_context=False, include_input=False)[0]
     path = ".".join(str(p) for p in err["loc"]) or None
     if err["type"] == "missing":
         return ack_error(ErrorCode.MISSING_FIELD, f"{path} is required.", path)
-    code = ErrorCode.OUT_OF_RANGE if err["type"] in _OUT_OF_RANGE else ErrorCode.WRONG_TYPE
+    code = ErrorCode.OUT_OF_RANGE if err["type"] in RANGE_ERRORS else ErrorCode.WRONG_TYPE
     return ack_error(code, f"{path or 'payload'}: {err['msg']}.", path)
 
 

@@ -45,6 +45,7 @@ from vttbridge.adapters.bridge.auth import Admitted, Authenticator, Opened
 from vttbridge.adapters.bridge.config import BridgeConfig, WorldConfig
 from vttbridge.adapters.bridge.hosting import Hosting
 from vttbridge.adapters.bridge.httpapi import KEY_HEADER, HttpApi
+from vttbridge.adapters.bridge.metrics import Metrics
 from vttbridge.adapters.bridge.namespace import AdapterNamespace
 from vttbridge.adapters.bridge.process import announce, listen_app, stop_signal
 from vttbridge.adapters.bridge.session import Sessions
@@ -71,7 +72,9 @@ class Bridge:
         self.closing = False
         """Set once :meth:`stop` began: new events and connects are refused."""
         self.started_at = time.time()
-        self.hosting = Hosting(self.config, self.registry)
+        self.metrics = Metrics(self.config.metrics)
+        """Prometheus metrics (``metrics.py``; off without prometheus_client)."""
+        self.hosting = Hosting(self.config, self.registry, self.metrics)
         self.hosting.on_unloaded = self._unloaded
         self.auth = Authenticator(self.config.attempts, self.hosting, lambda: self.closing)
         self.sessions = Sessions(self)
@@ -88,6 +91,10 @@ class Bridge:
 
         self.dashboards = DashboardFeed(self)
         """The dashboard pages' views and answers (``dashboard/``)."""
+        self.metrics.watch(
+            lambda: len(self.hosting.worlds),
+            {"vtt": lambda: len(self.sessions), "dashboard": lambda: len(self.dashboards.viewers)},
+        )
 
     @property
     def worlds(self) -> dict[str, WorldHost]:
@@ -112,6 +119,8 @@ class Bridge:
         """Open the database and rebuild every world (and join the cluster, with
         ``--redis``): all but the sockets."""
         await self.hosting.open()
+        if self.hosting.cluster is not None:  # pages at other nodes watch worlds run here
+            self.hosting.cluster.on_watch = self.dashboards.remote_watch
         if self.config.key_check_interval > 0:
             self._key_watch = asyncio.create_task(
                 self.auth.watch_keys(

@@ -129,9 +129,14 @@ class SioTransport:
 
 async def _close_socket(eio: Any, sock: Any) -> None:
     # close(wait=False): engineio's disconnect() waits for each socket's queue to drain,
-    # which never happens for a client that left a moment ago.
-    await sock.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
-    if getattr(sock, "upgraded", False):
+    # which never happens for a client that left a moment ago. A websocket is closed without
+    # engine.io's CLOSE packet (abort): python-engineio's client takes that packet for a
+    # server that wants it gone and does not reconnect; a websocket that just closes, every
+    # client reconnects (socket.io-client does either way). Long-polling has no other way to
+    # tell the client than the packet.
+    upgraded = getattr(sock, "upgraded", False)
+    await sock.close(wait=False, abort=upgraded, reason=eio.reason.SERVER_DISCONNECT)
+    if upgraded:
         # after the CLOSE packet, end the websocket's writer: it closes the socket instead
         # of waiting for the client to hang up
         sock.queue.put_nowait(None)

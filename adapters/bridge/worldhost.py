@@ -332,6 +332,16 @@ class WorldHost:
         job, ack = accepted
         try:  # acknowledged only once the writer has committed the event's rows
             await self.log.barrier()
+        except NotOwner as exc:
+            ack = self.settle(job, ack, exc)
+            try:  # name the node that has it now
+                holder = await self.store.owner(self.name)
+            except Exception:
+                holder = None
+            if holder is not None and not ack["ok"]:
+                text = ack["error"]["message"]
+                ack["error"]["message"] = text.replace("node;", f"node ({holder.node});")
+            return ack
         except Exception as exc:
             return self.settle(job, ack, exc)
         return self.settle(job, ack, None)

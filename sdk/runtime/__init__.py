@@ -101,6 +101,7 @@ from vttbridge.sdk.runtime.supervisor import Overrun, Supervisor
 from vttbridge.sdk.runtime.waiting import Waiting
 from vttbridge.sdk.script import CommandHandler, Script
 from vttbridge.sdk.triggers import TriggerIndex
+from vttbridge.sdk.watchdog import CallbackThread
 from vttbridge.sdk.world import Prompt, Watch, World, WorldSettings
 from vttbridge.sdk.world.validate import MAX_MOVE_CELLS, match_option, parse_event, validate
 
@@ -139,6 +140,7 @@ class WorldRuntime:
         index: type[TriggerIndex] = TriggerIndex,
         reload_interval: float | None = 1.0,
         world: World | None = None,
+        callback_thread: bool = False,
     ) -> None:
         """``scripts``: :class:`sdk.Script` objects, modules, module names or paths of ``.py``
         files. A file is imported once per process and shared (:mod:`vttbridge.sdk.script_host`);
@@ -149,7 +151,10 @@ class WorldRuntime:
         every installed package's metadata). ``builtins=False`` leaves out the built-in rule
         handlers. ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
         :class:`vttbridge.sdk.clock.ManualClock`); ``index`` is the trigger index class
-        (``ScanIndex`` is the naive baseline)."""
+        (``ScanIndex`` is the naive baseline). ``callback_thread=True`` runs the scripts'
+        plain callbacks off the event loop, in a thread of this world's
+        (:class:`vttbridge.sdk.watchdog.CallbackThread`): a host of many worlds does, so that
+        one world's blocking script holds up no other world."""
         self.world_id = world_id
         self.world = world or World(id=world_id)
         if options is not None:
@@ -160,13 +165,15 @@ class WorldRuntime:
         self.roller: Roller = roller or Roller()
         self.clock: Clock = clock or SystemClock()
         self.reload_interval = reload_interval
+        self.callbacks = CallbackThread(world_id) if callback_thread else None
+        """Where plain script callbacks run, when not on the event loop."""
 
         w = self.world
         self._consumer = consumer = Consumer(world_id)
         self._lock = consumer.lock
         self._step = step = CurrentStep(world_id, consumer.enqueue_event)
         self._registry = registry = Registry()
-        self._supervisor = supervisor = Supervisor(world_id, w, step)
+        self._supervisor = supervisor = Supervisor(world_id, w, step, self.callbacks)
         self._waiting = waiting = Waiting(w, self.clock, step, consumer, supervisor, registry, self)
         self._movement = movement = Movement(w, step, registry, supervisor, self, index)
         self._outcomes = outcomes = OutcomeApplier(w, step, registry, waiting, movement)
@@ -267,6 +274,8 @@ class WorldRuntime:
             await self._supervisor.cancel_all()
             consumer.close()
             self._scripts.host_files(False)
+            if self.callbacks is not None:
+                self.callbacks.close()
 
     async def __aenter__(self) -> WorldRuntime:
         await self.start()

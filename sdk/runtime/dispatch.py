@@ -102,14 +102,14 @@ class Dispatcher:
         for lst in self._registry.listeners(cls, self._world.encounter.options.system):
             if lst.token is not None and getattr(ev, "token", None) != lst.token:
                 continue
-            if lst.when is not None and not supervisor.check(lst, lst.when, ev):
+            if lst.when is not None and not await supervisor.check(lst, lst.when, ev):
                 continue
             # a one-parameter callback never sees its context: don't make one
             args = (ev, Context(self._access, lst.script, ev)) if lst.nargs > 1 else (ev,)
             if lst.is_async:
                 await supervisor.invoke(lst, args)
             else:  # no coroutine for a plain function
-                supervisor.call(lst, args, None)
+                await supervisor.call(lst, args, None)
 
         after = kind.after
         if after is TokenMoved:
@@ -213,7 +213,7 @@ class Dispatcher:
         ctx = Context(self._access, cond.script, ev, owner=owner)
         supervisor = self._supervisor
         if not cond.is_async:
-            return supervisor.check(cond, cond.fn, ev, ctx)
+            return await supervisor.check(cond, cond.fn, ev, ctx)
         budget = self._world.settings.script_budget
         try:
             result = cond.fn(*(ev, ctx)[: max(1, min(cond.nargs, 2))])

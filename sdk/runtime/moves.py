@@ -49,7 +49,7 @@ class Movement:
         self.index: TriggerIndex = index(self._resolve_cells, self._resolve_levels)
         self._watch_tids: dict[str, int] = {}
 
-    def judge(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
+    async def judge(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
         """Run the ``before_move`` judges on a move not yet applied: the outcomes of those that
         let it through, or None when one refused it (then the world is as it was, the VTT is
         told to put the token back, and a :class:`MoveRefused` follows)."""
@@ -67,7 +67,7 @@ class Movement:
                 except Exception as e:
                     out, error = None, e
             else:  # a script's judge runs under the watchdog; one stopped lets the move through
-                guard = self._supervisor.guarded(judge, judge.fn, args)
+                guard = await self._supervisor.guarded_off(judge, judge.fn, args)
                 out, error = guard.result, guard.error
             if isinstance(error, RuleError):
                 if before is not None:
@@ -157,10 +157,10 @@ class Movement:
         if spec.kind == "enter":
             if spec.level is not None:
                 return frozenset((spec.level,))
-            reg = self.world.regions.get(spec.region) if spec.region is not None else None
+            reg = self._world.regions.get(spec.region) if spec.region is not None else None
             return frozenset(reg.levels) if reg is not None and reg.levels else None
         if spec.kind == "within":
-            tok = self.world.tokens.get(spec.anchor)
+            tok = self._world.tokens.get(spec.anchor)
             return frozenset((tok.level,)) if tok is not None and tok.level else None
         return None
 

@@ -91,7 +91,7 @@ class Pipeline:
         step = current.step = Step()  # CurrentStep.begin, without the call: every event
         try:
             # a move is judged before it is applied: a refused one never is
-            judged = self._movement.judge(event) if type(event) is TokenMoved else ()
+            judged = await self._movement.judge(event) if type(event) is TokenMoved else ()
             if judged is not None:
                 if ingest(w, event, self._movement.index, step.touched):
                     step.every = True

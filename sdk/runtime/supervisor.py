@@ -23,7 +23,7 @@ from vttbridge.sdk.events import ChatCommand, ScriptFailed
 from vttbridge.sdk.loader import error_line
 from vttbridge.sdk.runtime.step import CurrentStep
 from vttbridge.sdk.script import CommandHandler, Listener, Registered, Script, positional_count
-from vttbridge.sdk.watchdog import Guard, watchdog
+from vttbridge.sdk.watchdog import CallbackThread, Guard, watchdog
 from vttbridge.sdk.world import World
 
 log = logging.getLogger(__name__)
@@ -34,8 +34,18 @@ Overrun = Callable[[Guard], None]
 class Supervisor:
     """Invokes callbacks, tracks the async ones (running, parked) and reports failures."""
 
-    def __init__(self, world_id: str, world: World, step: CurrentStep) -> None:
+    def __init__(
+        self,
+        world_id: str,
+        world: World,
+        step: CurrentStep,
+        callbacks: CallbackThread | None = None,
+    ) -> None:
+        """``callbacks``: the world's own thread for plain callbacks (a host of many worlds
+        gives one, so that a callback that blocks holds up only its own world); None runs them
+        on the event loop's thread."""
         self._world_id = world_id
+        self._callbacks = callbacks
         self._world = world
         self._step = step
         self._running: dict[asyncio.Task[Any], tuple[Registered, float]] = {}
@@ -81,10 +91,12 @@ class Supervisor:
             task.add_done_callback(self._task_done)
             await self.settle()
             return
-        if self.call(reg, args, command) and then is not None:
+        if await self.call(reg, args, command) and then is not None:
             then()
 
-    def call(self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None) -> bool:
+    async def call(
+        self, reg: Registered, args: tuple[Any, ...], command: ChatCommand | None
+    ) -> bool:
         """Run a plain (not async) callback: its errors are reported, never raised; past its
         budget the watchdog stops it (built-ins are trusted and run bare). Returns whether it
         returned without an error."""
@@ -96,7 +108,7 @@ class Supervisor:
                 self._failed(reg, e, command)
                 return False
             return True
-        guard = self.guarded(reg, reg.fn, call_args)
+        guard = await self.guarded_off(reg, reg.fn, call_args)
         if guard.error is not None:
             self._failed(reg, guard.error, command)
         if guard.interrupted and command is not None and (command.player or "gm") != "gm":
@@ -108,12 +120,28 @@ class Supervisor:
             )
         return guard.error is None and not guard.interrupted
 
+    async def guarded_off(
+        self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()
+    ) -> Guard:
+        """:meth:`guarded`, in the world's callback thread when it has one."""
+        if self._callbacks is None:
+            return self.guarded(reg, fn, args)
+        budget = self._world.settings.script_budget
+        files = (reg.file, reg.script.file or "")
+        guard = await self._callbacks.call(fn, args, budget, files, self.on_overrun)
+        return self._reported(reg, guard)
+
     def guarded(self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()) -> Guard:
-        """``fn(*args)`` under the watchdog; an overrun is reported where it was running."""
+        """``fn(*args)`` under the watchdog, on this thread; an overrun is reported where it
+        was running."""
         budget = self._world.settings.script_budget
         guard = watchdog().call(
             fn, args, budget, (reg.file, reg.script.file or ""), self.on_overrun
         )
+        return self._reported(reg, guard)
+
+    def _reported(self, reg: Registered, guard: Guard) -> Guard:
+        budget = self._world.settings.script_budget
         if guard.overran or guard.elapsed > budget:
             file, line = guard.where or (reg.file, reg.line)
             if guard.interrupted:
@@ -123,7 +151,7 @@ class Supervisor:
             self.report(reg, what, file, line)
         return guard
 
-    def check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
+    async def check(self, reg: Registered, pred: Callable[..., Any], ev: Any, *extra: Any) -> bool:
         """Run a predicate of ``reg`` (a listener's ``when``, a plain condition); one that
         raises or overruns counts as false and is reported."""
         if extra:  # the arity decides nothing with a single argument
@@ -138,7 +166,7 @@ class Supervisor:
                 self.report_error(reg, e)
                 return False
         result: list[bool] = []
-        guard = self.guarded(reg, lambda: result.append(bool(pred(*args))))
+        guard = await self.guarded_off(reg, lambda: result.append(bool(pred(*args))))
         if guard.error is not None:
             self.report_error(reg, guard.error)
         return bool(result) and result[0] and not guard.interrupted

@@ -27,6 +27,7 @@ from vttbridge.rules.characters import RULES_OWNED, Character
 from vttbridge.rules.conditions import conditions_of
 from vttbridge.rules.encounter import Encounter
 from vttbridge.rules.geometry import Cell, Grid
+from vttbridge.rules.numbers import RANGE_ERRORS
 from vttbridge.sdk.errors import EventRejected
 from vttbridge.sdk.events import Player, TokenData
 from vttbridge.sdk.regions import Region
@@ -400,4 +401,5 @@ def check_stats(stats: dict[str, Any], where: str) -> None:
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise EventRejected("bad_stats", f"{loc}: {err['msg']}", path=f"{where}.{loc}") from None
+        code = "out_of_range" if err["type"] in RANGE_ERRORS else "bad_stats"
+        raise EventRejected(code, f"{loc}: {err['msg']}.", path=f"{where}.{loc}") from None

@@ -29,31 +29,43 @@ class Node:
         self.proc, self.url, self.output = proc, url, output
 
 
-@pytest.fixture
-async def nodes(postgres_url, redis_url):
-    """Start nodes (``await start(n)``) on one database and one Redis; stopped after."""
+@contextlib.asynccontextmanager
+async def node_pool(postgres_url: str, redis_url: str, *settings: str) -> Any:
+    """``start(n)`` starts nodes (with ``settings`` added) on one database and one Redis;
+    all are stopped at the end."""
     started: list[Node] = []
 
     async def start(n: int = 3) -> list[Node]:
         for i in range(len(started), len(started) + n):
             out: list[str] = []
             proc, url = await start_serve(
-                postgres_url, "--redis", redis_url, "--node-id", f"node-{i}",
-                "--lease-ttl", LEASE, "--forward-timeout", FORWARD, output=out,
+                postgres_url, "--redis", redis_url, "--node-id", f"node-{i}", *settings,
+                output=out,
             )  # fmt: skip
             started.append(Node(proc, url, out))
         return started
 
-    yield start
-    for node in started:
-        if node.proc.poll() is None:
-            os.kill(node.proc.pid, signal.SIGCONT)
-            node.proc.send_signal(signal.SIGTERM)
-    for node in started:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            node.proc.wait(15)
-        if node.proc.poll() is None:
-            node.proc.kill()
+    try:
+        yield start
+    finally:
+        for node in started:
+            if node.proc.poll() is None:
+                os.kill(node.proc.pid, signal.SIGCONT)
+                node.proc.send_signal(signal.SIGTERM)
+        for node in started:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                node.proc.wait(15)
+            if node.proc.poll() is None:
+                node.proc.kill()
+
+
+@pytest.fixture
+async def nodes(postgres_url, redis_url):
+    """Start nodes (``await start(n)``) with a short lease; stopped after."""
+    async with node_pool(
+        postgres_url, redis_url, "--lease-ttl", LEASE, "--forward-timeout", FORWARD
+    ) as start:
+        yield start
 
 
 class Player:
@@ -61,9 +73,9 @@ class Player:
     when its node closes the connection or is gone, and sends an event again until it is
     acknowledged (a refused connect or ``world_unavailable`` means: the world is moving)."""
 
-    def __init__(self, urls: list[str], key: str) -> None:
-        self.urls, self.key = urls, key
-        self.client = TableClient()
+    def __init__(self, urls: list[str], key: str, *, ack: bool = True) -> None:
+        self.urls, self.key, self.ack = urls, key, ack
+        self.client = TableClient(ack=ack)
         self.commands: list[dict[str, Any]] = []  # every command received, over every connection
         self.connects = 0
         self.refusals: list[dict] = []  # acks that were no ack (the companions drop those)
@@ -73,7 +85,7 @@ class Player:
         async with self._connecting, asyncio.timeout(30):
             while not self.client.sio.connected:
                 for url in self.urls:
-                    client = TableClient()
+                    client = TableClient(ack=self.ack)
                     client.commands = self.commands
                     try:
                         last = max((c["seq"] for c in self.commands), default=None)

@@ -180,7 +180,8 @@ async def test_the_link_state_is_pushed(server, worlds, gm, dashboards):
     await dash.view(lambda v: v["link"]["connected"])
     await gm.close()
     view = await dash.view(lambda v: not v["link"]["connected"])
-    assert view["link"] == {"vtt": "minitable", "connected": False, "clients": []}
+    # one server, no cluster: no node named
+    assert view["link"] == {"vtt": "minitable", "connected": False, "clients": [], "node": None}
 
 
 # -- answering ------------------------------------------------------------------------------------

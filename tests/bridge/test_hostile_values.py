@@ -174,3 +174,58 @@ async def test_a_new_round_whose_turn_falls_to_a_token_that_left_skips_it(vtts):
     await c.wait_commands(n + 1)
     assert "Kevin" in said(c, n) and "skip" in said(c, n), said(c, n)
     assert (enc.round, enc.active) == (2, "tGary00000000002")
+
+
+# -- a sheet's numbers: the same bounds as every other number -----------------------------------
+
+HUGE = 1e12  # finite, past MAX_NUMBER
+
+
+def foundry_actor(eid: str, reflex: Any) -> dict[str, Any]:
+    p = payload(F, "updateActor", eid)
+    p["changes"] = {"_id": "aKevin0000000001", "system": {"attributes": {"reflex": reflex}}}
+    p.pop("actorUuid", None)  # the world actor itself
+    return p
+
+
+def foundry_snapshot(eid: str, reflex: Any) -> dict[str, Any]:
+    p = payload(F, "snapshot", eid)
+    p["actors"] = [{"_id": "aKevin0000000001", "name": "Kevin",
+                    "system": {"attributes": {"reflex": reflex}}}]  # fmt: skip
+    return p
+
+
+def roll20_attribute(eid: str, value: Any) -> dict[str, Any]:
+    p = payload(R, "change:attribute", eid)
+    p["obj"] = p["obj"] | {"name": "move", "current": value}
+    return p
+
+
+def roll20_snapshot(eid: str, value: Any) -> dict[str, Any]:
+    p = payload(R, "snapshot", eid)
+    p["characters"] = [c | {"stats": {"move": value}} for c in p["characters"]]
+    return p
+
+
+@pytest.mark.parametrize(
+    ("ns", "event", "make", "path"),
+    [
+        (F, "updateActor", foundry_actor, "stats.reflex"),
+        (F, "snapshot", foundry_snapshot, "actors.0.stats.reflex"),
+        (R, "change:attribute", roll20_attribute, "stats.move"),
+        (R, "snapshot", roll20_snapshot, "actors.0.stats.move"),
+    ],
+)
+async def test_a_sheet_number_past_the_bound_is_refused_and_changes_nothing(
+    vtts, ns, event, make, path
+):
+    bridge, clients = vtts
+    c = clients[ns]
+    assert (await c.send(event, make("in-range", 7)))["ok"]  # the same path takes a sane value
+    before = fingerprint(bridge, ns)
+    for value in (HUGE, str(int(HUGE)), -HUGE):
+        ack = await c.send(event, make(f"huge-{value}", value))
+        assert ack["ok"] is False, ack
+        assert ack["error"]["code"] == "out_of_range", ack
+        assert ack["error"]["path"].endswith(path), ack
+        assert fingerprint(bridge, ns) == before  # the world and its log unchanged

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.bridge.conftest import scene
+import asyncio
+
+from tests.bridge.conftest import TableClient, scene, start_server
 
 
 async def test_worlds_do_not_leak(server, worlds, client_factory):
@@ -36,3 +38,46 @@ async def test_each_world_keeps_its_own_sequence(server, worlds, client_factory)
     acks2 = [await two.send("snapshot", scene(id=f"s{i}")) for i in range(2)]
     assert [a["seq"] for a in acks1] == [1, 2, 3]
     assert [a["seq"] for a in acks2] == [1, 2]
+
+
+NAP = """\
+import time
+from vttbridge.sdk import Script
+script = Script("nap")
+@script.command("nap", role="gm")
+def nap(cmd, ctx):
+    time.sleep(3)
+    ctx.reply("woke up")
+"""
+
+
+async def test_a_world_whose_script_blocks_holds_up_no_other_world(db, worlds, tmp_path):
+    script = tmp_path / "nap.py"
+    script.write_text(NAP)
+    server = await start_server(db, scripts=[str(script)])
+    one = await TableClient().connect(server.url, "table1", worlds["table1"][0])
+    two = await TableClient().connect(server.url, "table2", worlds["table2"][0])
+    try:
+        for c in (one, two):
+            assert (await c.send("snapshot", scene()))["ok"]
+        napping = asyncio.ensure_future(
+            one.send("chat", {"id": "nap", "text": "!nap", "role": "gm"}, timeout=30)
+        )
+        await asyncio.sleep(0.2)  # table1's callback sleeps in its thread now
+        for i in range(3):  # table2 is answered meanwhile, each time
+            ack = await two.send("tokenMoved", {"id": f"m{i}", "token": "kevin", "x": i, "y": 0})
+            assert ack["ok"], ack
+            assert not napping.done()  # still asleep
+        ack = await napping  # stopped at its 2 s budget: the event itself goes on
+        assert ack["ok"], ack
+        await one.wait_commands(1)
+        said = " ".join(str(c["data"]) for c in one.commands)
+        assert "nap.py:6" in said and "stopped" in said and "woke up" not in said, said
+        # and table1 goes on too, in a new thread
+        assert (await one.send("tokenMoved", {"id": "after", "token": "kevin", "x": 5, "y": 0}))[
+            "ok"
+        ]
+    finally:
+        await one.close()
+        await two.close()
+        await server.stop()

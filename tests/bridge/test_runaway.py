@@ -29,7 +29,7 @@ import time
 from vttbridge.sdk import Script, TokenMoved
 script = Script("stuck")
 @script.on(TokenMoved)
-def stuck(event, ctx):
+async def stuck(event, ctx):  # a step of an async callback runs on the server's loop
     if event.token != "thug":
         return
     while True:  # swallows every interrupt: only a restart ends this

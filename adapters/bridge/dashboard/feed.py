@@ -15,9 +15,11 @@ by :meth:`Bridge.authenticate`, in the same order and with the same refusals). T
   event (dedup by ``id``, logged, replayed after a restart, its commands sent to the VTT), and
   is acknowledged like one (``{"ok": true, "seq"}`` or an error).
 
-A watched world does not fall asleep. In a cluster (``cluster.py``) a dashboard is served by
-the node that owns its world; another node refuses it with ``world_unavailable``, naming the
-owner.
+A watched world does not fall asleep. In a cluster (``cluster.py``) a page may sign in at any
+node: at one that does not own the world, the feed asks the owner for its views (a ``watch``
+note over Redis, again every :data:`REMOTE_WATCH_EVERY` seconds while a page is there) and
+relays what the owner publishes; the page's answers are forwarded like any event. Each view
+names the node running the world (``link.node``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ LOG_LINES = 100
 """Chat lines a view carries (the newest)."""
 CHAT_EFFECTS = ('"type":"post_chat"', '"type":"ask_player"')
 """How a log row with a chat line reads (its effects as the journal writes them)."""
+REMOTE_WATCH_EVERY = 2.0
+"""Seconds between two ``watch`` notes of a node whose pages watch a world another node runs:
+a new owner (after a failover) hears the next one and publishes views from then on."""
+REMOTE_WATCH_TTL = 3 * REMOTE_WATCH_EVERY
+"""Seconds an owner keeps publishing views after the last ``watch`` note."""
 BACKFILL_ROWS = 5000
 """Event rows of the log searched for the chat lines a page sees first (the world's history
 before it came); only those with a chat line or a question are read."""
@@ -169,10 +176,32 @@ class _Watched:
     unsubscribe: Callable[[], None] | None = None
     timer: asyncio.TimerHandle | None = None
     last_push: float = float("-inf")
+    remote_until: float = float("-inf")
+    """Until when pages at other nodes watch (their node's last ``watch`` note, plus
+    :data:`REMOTE_WATCH_TTL`)."""
 
     @property
     def room(self) -> str:
         return f"dashboard:{self.host.name}"
+
+
+REMOTE = "watched from another node"
+"""The watcher a world's host counts for the pages of other nodes (it keeps it awake)."""
+
+
+@dataclass(eq=False)
+class _Relayed:
+    """A world another node runs, watched by pages here: its owner's views, relayed."""
+
+    world: str
+    sids: set[str] = field(default_factory=set)
+    last: dict[str, Any] | None = None
+    """The owner's latest view (a page that comes gets it at once)."""
+    keepalive: asyncio.Task | None = None
+
+    @property
+    def room(self) -> str:
+        return f"dashboard:{self.world}"
 
 
 class DashboardFeed:
@@ -187,6 +216,8 @@ class DashboardFeed:
         self.pushes = 0
         """Views broadcast so far (the tests count them)."""
         self._tasks: set[asyncio.Task] = set()
+        self.relayed: dict[str, _Relayed] = {}
+        """Worlds other nodes run that pages here watch, by name."""
 
     def namespace(self) -> DashboardNamespace:
         """The socket.io namespace that serves this feed (in this process)."""
@@ -197,12 +228,6 @@ class DashboardFeed:
         """Admit a page from ``address``; returns None, or the refusal ``{message, data}``."""
         try:
             _, host, role, verifier = await self.bridge.authenticate(auth, address)
-            if isinstance(host, RemoteWorld):
-                raise Refused(
-                    ErrorCode.WORLD_UNAVAILABLE,
-                    f"World {host.name!r} is served by another node of this cluster; open "
-                    "its dashboard there.",
-                )
         except Refused as r:
             world = auth.get("world") if isinstance(auth, dict) else None
             log.warning(
@@ -214,6 +239,9 @@ class DashboardFeed:
         cfg = self.bridge.config
         bucket = TokenBucket(cfg.rate, cfg.burst)
         self.viewers[sid] = _Viewer(sid, host.name, role, bucket, verifier)
+        if isinstance(host, RemoteWorld):
+            await self._relay_to(sid, host, role)
+            return None
         w = self.watched.get(host.name)
         if w is None or w.host is not host:
             w = self._watch(host)
@@ -230,6 +258,12 @@ class DashboardFeed:
     async def disconnect(self, sid: str) -> None:
         viewer = self.viewers.pop(sid, None)
         if viewer is None:
+            return
+        relayed = self.relayed.get(viewer.world)
+        if relayed is not None and sid in relayed.sids:
+            relayed.sids.discard(sid)
+            if not relayed.sids:
+                await self._stop_relay(relayed)
             return
         w = self.watched.get(viewer.world)
         if w is None:
@@ -311,6 +345,7 @@ class DashboardFeed:
                 )
                 for s in sessions
             ],
+            node=self.bridge.hosting.node if self.bridge.hosting.cluster is not None else None,
         )
         log = w.log if full else [line for line in w.log if line.n > w.sent]
         return build_view(
@@ -343,19 +378,99 @@ class DashboardFeed:
 
     def _push(self, w: _Watched) -> None:
         w.timer = None
-        if not w.sids or self.watched.get(w.host.name) is not w:
-            return
         loop = asyncio.get_running_loop()
+        remote = w.remote_until > loop.time()
+        if not (w.sids or remote) or self.watched.get(w.host.name) is not w:
+            return
         if w.host.runtime.lock.locked():  # an event is half processed (a script awaits)
             w.timer = loop.call_later(self.interval / 4, self._push, w)
             return
         w.last_push = loop.time()
         self.pushes += 1
+        if remote:  # whole views: a page at another node may have come in between
+            cluster = self.bridge.hosting.cluster
+            if cluster is not None:
+                cluster.publish_view(w.host.name, self.view(w).model_dump(mode="json"))
+        if not w.sids:
+            return
         view = self.view(w, full=False)
         if view.log:
             w.sent = view.log[-1].n
         data = view.model_dump(mode="json")
         self._spawn(self.bridge.transport.emit(w.room, NAMESPACE, "view", data))
+
+    # -- in a cluster: pages at other nodes ----------------------------------------------------
+    def remote_watch(self, host: WorldHost) -> None:
+        """The owner's side: pages at another node watch ``host`` (a ``watch`` note)."""
+        w = self.watched.get(host.name)
+        if w is None or w.host is not host:
+            w = self._watch(host)
+        loop = asyncio.get_running_loop()
+        w.remote_until = loop.time() + REMOTE_WATCH_TTL
+        host.watchers.add(REMOTE)
+        self._schedule(w)
+        loop.call_later(REMOTE_WATCH_TTL + 0.1, self._remote_expired, w)
+
+    def _remote_expired(self, w: _Watched) -> None:
+        if w.remote_until > asyncio.get_running_loop().time():
+            return  # watched again since
+        w.host.watchers.discard(REMOTE)
+        if not w.sids and self.watched.get(w.host.name) is w:
+            self._unwatch(w)
+            w.host.keep_awake()
+
+    async def _relay_to(self, sid: str, remote: RemoteWorld, role: str) -> None:
+        """This node's side: a page for a world another node runs gets its owner's views."""
+        relayed = self.relayed.get(remote.name)
+        cluster = self.bridge.hosting.cluster
+        if relayed is None and cluster is not None:
+            relayed = self.relayed[remote.name] = _Relayed(remote.name)
+            name = remote.name
+            await cluster.follow_views(name, lambda view: self._relayed_view(name, view))
+            relayed.keepalive = asyncio.ensure_future(self._keep_watching(name))
+        if relayed is None:
+            return
+        relayed.sids.add(sid)
+        log.info(
+            "A dashboard is watching world %r (%s), run by another node%s.",
+            remote.name,
+            "GM" if role == "gm" else "observer, read-only",
+            await self.bridge.hosting.served_by(remote.name),
+        )
+        self._spawn(self._welcome_relayed(sid, relayed, role))
+
+    async def _keep_watching(self, world: str) -> None:
+        cluster = self.bridge.hosting.cluster
+        assert cluster is not None
+        while True:
+            cluster.tell(world, "watch")
+            await asyncio.sleep(REMOTE_WATCH_EVERY)
+
+    def _relayed_view(self, world: str, view: dict[str, Any]) -> None:
+        relayed = self.relayed.get(world)
+        if relayed is None:
+            return
+        relayed.last = view
+        self.pushes += 1
+        self._spawn(self.bridge.transport.emit(relayed.room, NAMESPACE, "view", view))
+
+    async def _welcome_relayed(self, sid: str, relayed: _Relayed, role: str) -> None:
+        transport = self.bridge.transport
+        await transport.wait_connected(sid, NAMESPACE)
+        await transport.join(sid, NAMESPACE, relayed.room)
+        welcome = Welcome(world=relayed.world, role="gm" if role == "gm" else "observer")
+        await transport.emit(sid, NAMESPACE, "welcome", welcome.model_dump())
+        if relayed.last is not None:
+            await transport.emit(sid, NAMESPACE, "view", relayed.last)
+
+    async def _stop_relay(self, relayed: _Relayed) -> None:
+        if self.relayed.get(relayed.world) is relayed:
+            del self.relayed[relayed.world]
+        if relayed.keepalive is not None:
+            relayed.keepalive.cancel()
+        cluster = self.bridge.hosting.cluster
+        if cluster is not None:
+            await cluster.unfollow_views(relayed.world)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -384,10 +499,15 @@ class DashboardFeed:
             return data
         w = self.watched.get(viewer.world)
         if w is None:
+            remote = self.bridge.hosting.remote.get(viewer.world)
+            if remote is not None:  # run by another node: forwarded there
+                return await remote.receive_raw(CLIENT, "answer", payload)
             return ack_error(ErrorCode.SHUTTING_DOWN, "The world is not loaded; try again.")
         return await w.host.receive(CLIENT, "dashboard.answer", data)
 
     async def close(self) -> None:
+        for relayed in list(self.relayed.values()):
+            await self._stop_relay(relayed)
         for w in list(self.watched.values()):
             self._unwatch(w)
         for task in list(self._tasks):

@@ -168,6 +168,8 @@ class LinkView(BaseModel):
     connected: bool
     """A GM client of that VTT is connected now."""
     clients: list[ClientView] = Field(default_factory=list)
+    node: str | None = None
+    """In a cluster: the node that runs the world (its ``--node-id``)."""
 
 
 class DashboardView(BaseModel):

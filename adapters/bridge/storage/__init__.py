@@ -20,6 +20,7 @@ from vttbridge.adapters.bridge.storage.base import LogRow, Storage, WorldRecord,
 from vttbridge.adapters.bridge.storage.errors import NotOwner, StoreError
 from vttbridge.adapters.bridge.storage.groupcommit import WorldLog
 from vttbridge.adapters.bridge.storage.leases import Lease, LeaseKeeper, default_node_id
+from vttbridge.adapters.bridge.storage.writerlock import DatabaseInUse, WriterLock
 
 T = TypeVar("T")
 
@@ -84,6 +85,13 @@ async def open_storage(location: str | Path, *, durability: str = "normal") -> S
     return SqliteStorage(target, durability=durability)
 
 
+def writer_lock(location: str | Path) -> WriterLock | None:
+    """The lock a server takes on a SQLite ``location`` (one server per file); None for
+    PostgreSQL, where the world leases keep the servers apart."""
+    kind, target = parse(location)
+    return WriterLock(target) if kind == "sqlite" else None
+
+
 async def using(location: str | Path, job: Callable[[Storage], Awaitable[T]]) -> T:
     """Open the database, run ``job`` on it, close it."""
     store = await open_storage(location)
@@ -105,6 +113,7 @@ def run_blocking(location: str | Path, job: Callable[[Storage], Awaitable[T]]) -
 
 
 __all__ = [
+    "DatabaseInUse",
     "Lease",
     "LeaseKeeper",
     "LogRow",
@@ -121,4 +130,5 @@ __all__ = [
     "parse",
     "run_blocking",
     "using",
+    "writer_lock",
 ]

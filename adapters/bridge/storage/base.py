@@ -236,6 +236,10 @@ class Storage(ABC):
         """The lease of the node that owns ``world`` now; None if nobody does (free or
         expired)."""
 
+    @abstractmethod
+    async def owners(self) -> list[Lease]:
+        """The live leases of every world owned now, by world name."""
+
     # -- writing (queued, committed in groups) -----------------------------------------------
     def log(self, lease: Lease) -> WorldLog:
         """The writer of one world's rows, under ``lease``: each commit checks, in its own

@@ -120,6 +120,9 @@ class GroupCommit:
         self.stats = WriterStats()
         self.failed: BaseException | None = None
         self.on_lost: Callable[[str, int, StoreError], None] | None = None
+        self.on_commit: Callable[[float, bool], None] | None = None
+        """Called with each commit's seconds and whether it failed (from the committing
+        thread: the metrics)."""
         self._loop: asyncio.AbstractEventLoop | None = None  # the producers'
 
     # -- to implement ------------------------------------------------------------------------
@@ -212,7 +215,10 @@ class GroupCommit:
     # -- committers --------------------------------------------------------------------------
     def _count(self, batch: Batch, started: float, error: BaseException | None) -> None:
         stats = self.stats
-        stats.busy_seconds += time.perf_counter() - started
+        took = time.perf_counter() - started
+        stats.busy_seconds += took
+        if self.on_commit is not None:
+            self.on_commit(took, error is not None)
         stats.batches += 1
         rows = batch.rows
         stats.rows += rows

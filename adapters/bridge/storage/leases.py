@@ -73,12 +73,15 @@ class LeaseKeeper:
     ) -> None:
         self.store, self.node, self.ttl, self.on_lost = store, node, ttl, on_lost
         self.held: dict[str, Lease] = {}
+        self.on_change: Callable[[str], None] | None = None
+        """Called with ``"acquired"``, ``"released"`` or ``"lost"`` (the metrics)."""
         self._task: asyncio.Task | None = None
 
     async def acquire(self, world: str) -> Lease | None:
         lease = await self.store.acquire(world, self.node, self.ttl)
         if lease is not None:
             self.held[world] = lease
+            self._changed("acquired")
             if self._task is None:
                 self._task = asyncio.create_task(self._renew_loop(), name="bridge:leases")
         return lease
@@ -86,6 +89,7 @@ class LeaseKeeper:
     async def release(self, lease: Lease) -> None:
         if self.held.get(lease.world) == lease:
             del self.held[lease.world]
+        self._changed("released")
         try:
             await self.store.release(lease)
         except StoreError as e:  # it expires by itself
@@ -114,10 +118,15 @@ class LeaseKeeper:
                 self.held[world] = renewed[world]
             else:
                 del self.held[world]
+                self._changed("lost")
                 current = await self.store.owner(world)
                 self.on_lost(
                     world, lease.fence, NotOwner(world, lease.fence, current and current.fence)
                 )
+
+    def _changed(self, change: str) -> None:
+        if self.on_change is not None:
+            self.on_change(change)
 
     async def _renew_loop(self) -> None:
         while True:

@@ -430,6 +430,13 @@ class PostgresStorage(Storage):
             lease.world, lease.fence, lease.node,
         )  # fmt: skip
 
+    async def owners(self) -> list[Lease]:
+        rows = await self._fetch(
+            "SELECT world, node, fence, extract(epoch FROM expires)::float8 FROM leases"
+            " WHERE node IS NOT NULL AND expires > now() ORDER BY world"
+        )
+        return [Lease(r[0], r[1], r[2], r[3]) for r in rows]
+
     async def owner(self, world: str) -> Lease | None:
         row = await self._fetchrow(
             "SELECT node, fence, extract(epoch FROM expires)::float8 FROM leases"

@@ -527,6 +527,13 @@ class SqliteStorage(Storage):
                 del self._leases[lease.world]
                 self.writer.fences.pop(lease.world, None)
 
+    async def owners(self) -> list[Lease]:
+        now = time.time()
+        return sorted(
+            (lease for lease in self._leases.values() if lease.expires > now),
+            key=lambda lease: lease.world,
+        )
+
     async def owner(self, world: str) -> Lease | None:
         held = self._leases.get(world)
         return held if held is not None and held.expires > time.time() else None

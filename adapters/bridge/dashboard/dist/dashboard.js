@@ -208,6 +208,7 @@ var Mn=Object.defineProperty;var Un=(t,e)=>{for(var n in e)Mn(t,n,{get:e[n],enum
       <h1>vttbridge <span class="world">${t.world}</span></h1>
       <span class="system">${t.system_title}</span>
       <${Bs} link=${t.link} />
+      ${t.link.node?h`<span class="pill node" title="The server of the cluster that runs this world">on ${t.link.node}</span>`:null}
       <span class="pill ${o?"gm":"observer"}">${o?"GM":"Observer (read-only)"}</span>
       <span class="status ${s}" role="status">${Dn[s]??s}</span>
       <button type="button" class="quiet" onClick=${r}>Sign out</button>

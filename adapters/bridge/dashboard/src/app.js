@@ -69,6 +69,9 @@ function Dashboard({ view, log, role, status, answer, onSignOut }) {
       <h1>vttbridge <span class="world">${view.world}</span></h1>
       <span class="system">${view.system_title}</span>
       <${LinkStatus} link=${view.link} />
+      ${view.link.node
+        ? html`<span class="pill node" title="The server of the cluster that runs this world">on ${view.link.node}</span>`
+        : null}
       <span class="pill ${canAnswer ? "gm" : "observer"}">${canAnswer ? "GM" : "Observer (read-only)"}</span>
       <span class="status ${status}" role="status">${STATUS_TEXT[status] ?? status}</span>
       <button type="button" class="quiet" onClick=${onSignOut}>Sign out</button>

@@ -1,0 +1,21 @@
+"""The isolation benchmark runs end to end and prints its figure (no timing asserts)."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).parents[2] / "bench" / "bench_isolation.py"
+
+
+@pytest.mark.slow
+async def test_bench_isolation_runs_small():
+    sys.path.insert(0, str(BENCH.parent))
+    spec = importlib.util.spec_from_file_location("bench_isolation", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = await bench.run(worlds=2, rate=10, seconds=2.5, rounds=1)
+    assert set(rows) == {"quiet", "sleep", "spin"}
+    assert rows["sleep"]["blocked"] >= 1 and rows["spin"]["blocked"] >= 1
+    assert "other worlds' p99" in bench.report(rows)
