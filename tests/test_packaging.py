@@ -48,6 +48,10 @@ def test_every_package_folder_is_installed_below_vttbridge():
         for init in (ROOT / top).rglob("__init__.py")
         if "node_modules" not in init.parts
     }
+    found |= {  # the root package's own subpackages (vttbridge/vendor/...)
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "vttbridge").rglob("*/__init__.py")
+    }
     assert listed == found
     assert config["package-dir"] == {"vttbridge": "vttbridge"} | {
         f"vttbridge.{top}": top for top in TOPS

@@ -19,7 +19,9 @@ def moved(token: str, x: int, y: int) -> TokenMoved:
 
 def script_file(tmp_path: Path, body: str, name: str = "stuck.py") -> str:
     path = tmp_path / name
-    path.write_text("from vttbridge.sdk import Script, TokenMoved\nscript = Script('stuck')\n" + body)
+    path.write_text(
+        "from vttbridge.sdk import Script, TokenMoved\nscript = Script('stuck')\n" + body
+    )
     return str(path)
 
 
