@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPS = ("rules", "sdk", "adapters")
-SOURCES = ("rules", "sdk", "adapters", "vttbridge", "tests", "examples", "bench", "docs")
+SOURCES = ("rules", "sdk", "adapters", "vttbridge", "tests", "examples", "bench", "docs", "tools")
 # a module path written in code or text: `from sdk import`, "adapters.bridge.cli:main"...
 BARE = re.compile(
     r"(?<![\w./-])(?:(?:from|import) (?:rules|sdk|adapters)\b|(?:rules|sdk|adapters)\.(?:"
