@@ -382,19 +382,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except ScriptError as e:
             print(f"vttbridge: cannot load --script {script}: {e}", file=sys.stderr)
             return 2
+    from vttbridge.adapters.bridge import welcome
+
+    new_world: welcome.NewWorld | None = None
     try:
 
-        async def empty(store: Storage) -> bool:
-            return not await store.worlds()
+        async def names(store: Storage) -> list[str]:
+            return [w.name for w in await store.worlds()]
 
-        if run_blocking(args.db, empty) and not args.no_default_world:
+        worlds = run_blocking(args.db, names)
+        if not worlds and not args.no_default_world:
             gm, obs = create_world(args.db, DEFAULT_WORLD)
-            _print_keys(DEFAULT_WORLD, gm, obs)
-            print(f"  (link it: world {DEFAULT_WORLD!r}, this GM key, server URL below)")
-            sys.stdout.flush()
+            new_world = welcome.NewWorld(DEFAULT_WORLD, gm, obs)
     except StoreError as e:
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
+
+    shown: list[int] = []
+
+    def listening(port: int) -> None:  # the GM's block: stdout, apart from the log
+        shown.append(port)
+        block = welcome.banner(
+            args.host, port, new_world=new_world, worlds=worlds, database=describe(args.db)
+        )
+        print(block, flush=True)
+
+    def keys_not_lost() -> None:  # the new world exists, but the server never started
+        if new_world is not None and not shown:
+            print(welcome.keys_block(new_world), flush=True)
+
     adapters = _adapters(args.adapter)
     if not len(adapters):
         log.warning(
@@ -434,11 +450,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # (hosting.py, trim_memory). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU.
     gc.set_threshold(10_000, 20, 20)
     try:
-        asyncio.run(bridge.serve())
+        asyncio.run(bridge.serve(listening))
     except StoreError as e:
+        keys_not_lost()
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # the port is taken, the address is wrong
+        keys_not_lost()
         print(f"vttbridge: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
         return 1
     return 0
