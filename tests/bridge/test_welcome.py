@@ -16,6 +16,8 @@ from pathlib import Path
 
 from vttbridge.adapters.bridge import install, welcome
 
+from tests.bridge.conftest import started_serve
+
 
 def serve(cwd: Path, *args: str) -> tuple[int, str, str]:
     """Run ``vttbridge serve`` until its block is out (or it exits); returns its exit code,
@@ -78,27 +80,13 @@ def test_a_later_start_names_the_worlds_and_shows_no_key(tmp_path: Path):
 
 
 def test_the_printed_key_opens_the_world(tmp_path: Path):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vttbridge", "serve", "--port", "0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        text = ""
-        while "Stop the server" not in text:
-            line = proc.stdout.readline()
-            assert line, text
-            text += line
-        base = re.search(r"Server URL\s+(\S+)", text).group(1)  # type: ignore[union-attr]
-        key = re.search(r"GM key\s+(\S+)", text).group(1)  # type: ignore[union-attr]
+    with started_serve(tmp_path) as served:
         req = urllib.request.Request(
-            f"{base}/api/worlds/default/state", headers={"Authorization": f"Bearer {key}"}
+            f"{served.url}/api/worlds/default/state",
+            headers={"Authorization": f"Bearer {served.gm}"},
         )
         with urllib.request.urlopen(req, timeout=10) as r:
             assert json.loads(r.read())["world"] == "default"
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
 
 
 def test_keys_of_a_world_made_before_the_port_failed_are_still_shown(tmp_path: Path):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -18,19 +17,17 @@ import pytest
 import socketio
 from vttbridge.adapters.foundry.demo import DEMO_TOKENS
 
+from tests.bridge.conftest import StartedServe, started_serve
+
 pytestmark = pytest.mark.slow
 
 
-class Served:
-    def __init__(self, proc: subprocess.Popen, url: str, gm: str, observer: str, db: Path):
-        self.proc, self.url, self.gm, self.observer, self.db = proc, url, gm, observer, db
-
-    def state(self, world: str = "default") -> dict:
-        req = urllib.request.Request(
-            f"{self.url}/api/worlds/{world}/state", headers={"Authorization": f"Bearer {self.gm}"}
-        )
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read())
+def state(served: StartedServe, world: str = "default") -> dict:
+    req = urllib.request.Request(
+        f"{served.url}/api/worlds/{world}/state", headers={"Authorization": f"Bearer {served.gm}"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
 
 
 def vttbridge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -41,38 +38,22 @@ def vttbridge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    """``vttbridge serve`` as a GM starts it, its block read for the URL and the keys."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vttbridge", "serve", "--port", "0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        text = ""
-        while "Stop the server" not in text:
-            line = proc.stdout.readline()
-            assert line, text
-            text += line
-        found = [re.search(p, text) for p in (r"Server URL\s+(\S+)", r"GM key\s+(\S+)",
-                                               r"Observer key\s+(\S+)")]  # fmt: skip
-        assert all(found), text
-        url, gm, obs = (m.group(1) for m in found)  # type: ignore[union-attr]
-        yield Served(proc, url, gm, obs, tmp_path / "vttbridge.sqlite3")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+def served(tmp_path: Path) -> Iterator[StartedServe]:
+    with started_serve(tmp_path) as started:
+        yield started
 
 
-def demo(served: Served, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+def demo(
+    served: StartedServe, *args: str, key: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return vttbridge(
         "demo", "--url", served.url, "--pace", "0", "--key", key or served.gm, *args,
         cwd=served.db.parent,
     )  # fmt: skip
 
 
-def test_the_demo_plays_into_the_running_servers_world(served: Served):
-    before = served.state()
+def test_the_demo_plays_into_the_running_servers_world(served: StartedServe):
+    before = state(served)
     assert before["tokens"] == {} and before["linked_vtt"] is None
     done = demo(served)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -80,7 +61,7 @@ def test_the_demo_plays_into_the_running_servers_world(served: Served):
     assert f"Watch it on the dashboard: {served.url}/" in out
     assert re.search(r"Kevin holds back \(Reflex \d+ vs DC 15\)", out)
     assert "Combat ends." in out and "Done." in out
-    after = served.state()
+    after = state(served)
     assert set(after["tokens"]) == DEMO_TOKENS and after["clients"] == 0
     assert after["linked_vtt"] == "foundry" and not after["encounter"]["in_combat"]
     assert after["seq"] > 0  # the world's own log holds the fight
@@ -89,7 +70,7 @@ def test_the_demo_plays_into_the_running_servers_world(served: Served):
     assert again.returncode == 0, again.stdout + again.stderr
 
 
-async def test_the_demo_refuses_what_would_spoil_a_game(served: Served):
+async def test_the_demo_refuses_what_would_spoil_a_game(served: StartedServe):
     # an observer key may only watch
     done = demo(served, key=served.observer)
     assert done.returncode == 1 and "observer key" in done.stderr, done.stderr
@@ -111,7 +92,7 @@ async def test_the_demo_refuses_what_would_spoil_a_game(served: Served):
         assert done.returncode == 1 and "A VTT is linked" in done.stderr, done.stderr
     finally:
         await vtt.disconnect()
-    assert served.state()["tokens"] == {}  # nothing was played
+    assert state(served)["tokens"] == {}  # nothing was played
 
 
 def test_without_a_server_the_demo_says_what_to_do(tmp_path: Path):
