@@ -142,14 +142,6 @@ def base_url(request: web.Request) -> str:
     return f"{proto}://{host}{prefix.rstrip('/')}"
 
 
-def urls(base: str) -> list[str]:
-    """What ``vttbridge serve`` prints at start, for the GM to paste."""
-    return [
-        f"Foundry: paste {base}{FOUNDRY_MANIFEST} into Install Module (Manifest URL).",
-        f"Roll20: Mod script {base}{ROLL20_MOD}; relay userscript {base}{ROLL20_RELAY}.",
-    ]
-
-
 # -- routes ------------------------------------------------------------------------------------
 
 _JS = "text/javascript"
