@@ -1,12 +1,11 @@
-"""Build the API reference of ``vttbridge.sdk``, ``vttbridge.rules`` and ``vttbridge.systems`` from
-their docstrings with pdoc.
+"""Build the API reference of ``vttbridge.sdk``, ``vttbridge.rules`` and ``vttbridge.systems``
+from their docstrings.
 
     python docs/build_api.py                 # into docs/api/ (not committed)
     python docs/build_api.py --strict DIR    # CI: any warning while rendering is an error
 
-Every module is imported first, so a third-party import's own warnings (lark's
-DeprecationWarning, under d20) do not count: only what our docstrings and annotations make pdoc
-warn about does.
+Every module is imported first, so a third-party import's own warnings do not count: only what
+our docstrings and annotations make pdoc warn about does.
 """
 
 from __future__ import annotations

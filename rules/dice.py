@@ -1,4 +1,5 @@
-"""Dice: standard notation through d20, behind a roller object that a world owns.
+"""Dice: standard notation through d20 (Avrae's dice engine, kept in ``vttbridge.vendor.d20``),
+behind a roller object that a world owns.
 
 ``Roller`` rolls with its own ``random.Random``; ``ScriptedRoller`` takes die faces from a list,
 so tests state exactly what the dice show. Every roll is kept in ``roller.history``.
@@ -9,9 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-import d20
-import d20.expression
 from pydantic import BaseModel
+
+from vttbridge.vendor import d20
 
 # Caps the work one expression may do (Avrae uses the same guard for user-typed dice).
 MAX_ROLLS = 1000

@@ -18,7 +18,7 @@ def test_no_reference_outside_the_repository() -> None:
         *ROOT.joinpath("docs").glob("*.md"),
         *(
             p
-            for d in ("adapters", "sdk", "rules", "systems", "tests", "examples", "bench")
+            for d in ("adapters", "sdk", "rules", "systems", "tests", "examples", "bench", "tools")
             for kind in kinds
             for p in ROOT.joinpath(d).rglob(kind)
             if not {"node_modules", "dist"} & set(p.parts)

@@ -12,7 +12,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPS = ("rules", "sdk", "adapters", "systems")
-SOURCES = ("rules", "sdk", "adapters", "systems", "vttbridge", "tests", "examples", "bench", "docs")
+SOURCES = (
+    "rules",
+    "sdk",
+    "adapters",
+    "systems",
+    "vttbridge",
+    "tests",
+    "examples",
+    "bench",
+    "docs",
+    "tools",
+)
 # a module path written in code or text: `from sdk import`, "adapters.bridge.cli:main"... (not
 # `from vttbridge.rules import systems`: the word after an import is no bare import)
 BARE = re.compile(
@@ -49,6 +60,10 @@ def test_every_package_folder_is_installed_below_vttbridge():
         for top in TOPS
         for init in (ROOT / top).rglob("__init__.py")
         if "node_modules" not in init.parts
+    }
+    found |= {  # the root package's own subpackages (vttbridge/vendor/...)
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "vttbridge").rglob("*/__init__.py")
     }
     assert listed == found
     assert config["package-dir"] == {"vttbridge": "vttbridge"} | {

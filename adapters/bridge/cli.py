@@ -5,6 +5,7 @@ vttbridge serve --db postgresql://vttbridge@db.example/vttbridge
 vttbridge world create NAME          # prints the new world's GM key and observer key, once
 vttbridge world list
 vttbridge schema --out schemas/
+vttbridge demo --world default       # a scripted fight into a running server's world
 vttbridge rules demo
 """
 
@@ -216,6 +217,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--adapter", action="append", default=[], metavar="MODULE:CLASS", help="also this adapter"
     )
 
+    # -- demo --------------------------------------------------------------------------------
+    demo = sub.add_parser(
+        "demo",
+        help="play a scripted fight into a running server's world, to watch on its dashboard",
+        description="Play Kevin's corner Ready and a Stand Off (Spycraft 2.0) into a world of a "
+        "running server, as a simulated Foundry client with the world's GM key, so the "
+        "dashboard shows the rules at work before a VTT is linked. It refuses a world a VTT is "
+        "linked to right now or that holds a scene of its own, and ends its fight when done.",
+        formatter_class=_Help,
+    )
+    demo.add_argument("--url", default="http://127.0.0.1:8787", help="the server's URL")
+    demo.add_argument("--world", default=DEFAULT_WORLD, help="the world to play into")
+    demo.add_argument(
+        "--key",
+        default=None,
+        help="the world's GM key (asked for when not given, so it stays off the command line)",
+    )
+    demo.add_argument(
+        "--pace", type=float, default=1.5, metavar="SECONDS", help="pause between the steps"
+    )
+    demo.add_argument(
+        "--private",
+        action="store_true",
+        help="play on a bridge of the demo's own instead, in this process: no server needed",
+    )
+
     # -- rules -------------------------------------------------------------------------------
     rules = sub.add_parser("rules", help="walk through the rules without a VTT")
     rsub = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
@@ -392,19 +419,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"vttbridge: cannot load --script {script}: {e}", file=sys.stderr)
             return 2
     db = settings.db
+    from vttbridge.adapters.bridge import welcome
+
+    new_world: welcome.NewWorld | None = None
     try:
 
-        async def empty(store: Storage) -> bool:
-            return not await store.worlds()
+        async def names(store: Storage) -> list[str]:
+            return [w.name for w in await store.worlds()]
 
-        if run_blocking(db, empty) and not settings.no_default_world:
+        worlds = run_blocking(db, names)
+        if not worlds and not settings.no_default_world:
             gm, obs = create_world(db, DEFAULT_WORLD)
-            _print_keys(DEFAULT_WORLD, gm, obs)
-            print(f"  (link it: world {DEFAULT_WORLD!r}, this GM key, server URL below)")
-            sys.stdout.flush()
+            new_world = welcome.NewWorld(DEFAULT_WORLD, gm, obs)
     except StoreError as e:
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
+
+    shown: list[int] = []
+
+    def listening(port: int) -> None:  # the GM's block: stdout, apart from the log
+        shown.append(port)
+        block = welcome.banner(
+            settings.host, port, new_world=new_world, worlds=worlds, database=describe(db)
+        )
+        print(block, flush=True)
+
+    def keys_not_lost() -> None:  # the new world exists, but the server never started
+        if new_world is not None and not shown:
+            print(welcome.keys_block(new_world), flush=True)
+
     adapters = _adapters(settings.adapter)
     if not len(adapters):
         log.warning(
@@ -425,11 +468,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # (hosting.py, trim_memory). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU.
     gc.set_threshold(10_000, 20, 20)
     try:
-        asyncio.run(bridge.serve())
+        asyncio.run(bridge.serve(listening))
     except StoreError as e:
+        keys_not_lost()
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # the port is taken, the address is wrong
+        keys_not_lost()
         print(f"vttbridge: cannot listen on {config.host}:{config.port}: {e}", file=sys.stderr)
         return 1
     return 0
@@ -440,6 +485,31 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
     files = schema.write(args.out, _adapters(args.adapter))
     print(f"Wrote {len(files)} JSON Schemas to {args.out}/ (index.json lists them).")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    # The demo's client is a simulated Foundry: the one place the CLI names a VTT.
+    from vttbridge.adapters.foundry.demo import DemoRefused, play
+
+    logging.basicConfig(level=logging.WARNING)
+    if args.private:
+        asyncio.run(play(pace=args.pace))
+        return 0
+    key = args.key
+    if not key:
+        if not sys.stdin.isatty():
+            print("vttbridge: give the world's GM key with --key", file=sys.stderr)
+            return 2
+        import getpass
+
+        key = getpass.getpass(f"GM key of world {args.world!r}: ").strip()
+    try:
+        asyncio.run(play(url=args.url, world=args.world, key=key, pace=args.pace))
+    except DemoRefused as e:
+        print(f"vttbridge: {e}", file=sys.stderr)
+        return 1
+    print("\nDone. The demo's tokens stay on the dashboard until a VTT sends its own scene.")
     return 0
 
 
@@ -456,6 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "serve": cmd_serve,
         "world": cmd_world,
         "schema": cmd_schema,
+        "demo": cmd_demo,
         "rules": cmd_rules,
     }[args.command]
     return handler(args)

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge import extras
 from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
 from vttbridge.adapters.bridge.config import BridgeConfig
 from vttbridge.adapters.bridge.metrics import Metrics
@@ -86,6 +87,8 @@ class Hosting:
     async def open(self) -> None:
         """Open the database and rebuild every world in it."""
         cfg = self.config
+        if cfg.redis:  # before the database: a missing extra is told first
+            extras.require(extras.CLUSTER)
         self.hold_database()
         self.store = await open_storage(cfg.database, durability=cfg.durability)
         self.store.on_lost = self.lost

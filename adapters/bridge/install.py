@@ -1,5 +1,6 @@
-"""One-URL install of the companions: the bridge serves each one's current build, so a GM with
-only Python needs no Node, npm or clone.
+"""The companions as a GM installs them: served by the bridge (one URL each, so a GM with only
+Python needs no Node, npm or clone), and built the same way into a public release
+(``tools/release.py``), whose URLs a hosted Foundry can reach.
 
 - ``/foundry/module.json``: the Foundry module's manifest, to paste into Foundry's *Install
   Module* dialog. Its ``manifest`` and ``download`` URLs are built from the request (its host,
@@ -11,7 +12,9 @@ only Python needs no Node, npm or clone.
   The same request gives the same bytes: fixed timestamps and order.
 - ``/roll20/VTTBridge.js``: the Mod script, to paste into a game's *Mod (API) Scripts* page.
 - ``/roll20/vttbridge-relay.user.js``: the relay userscript; a userscript manager
-  (Tampermonkey, Violentmonkey) offers to install a URL ending in ``.user.js``.
+  (Tampermonkey, Violentmonkey) offers to install a URL ending in ``.user.js``. Its
+  ``@updateURL``/``@downloadURL`` point at this same address, so the relay follows the bridge
+  it came from; the committed build points them at the project's latest public release.
 
 The built bundles are committed and ship as package data (``pyproject.toml``);
 ``tests/bridge/test_install.py`` checks that a fresh build reproduces each of them.
@@ -22,15 +25,25 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 import zipfile
+from collections.abc import Iterable
 from importlib import metadata, resources
 from typing import Any
 
 from aiohttp import web
 
+HOME = "https://github.com/vttbridge/vttbridge"
+"""The project's home. Its releases hold the companions for a Foundry or a GM that cannot reach
+a bridge's own address (``tools/release.py`` makes them)."""
+LATEST_RELEASE = f"{HOME}/releases/latest/download"
+"""Where the newest public release's files are (GitHub's convention): the default of the
+release's URL setting, and what the relay's committed build checks for updates."""
+
 FOUNDRY_MANIFEST = "/foundry/module.json"
 ROLL20_MOD = "/roll20/VTTBridge.js"
-ROLL20_RELAY = "/roll20/vttbridge-relay.user.js"
+RELAY = "vttbridge-relay.user.js"
+ROLL20_RELAY = f"/roll20/{RELAY}"
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 """Every zip entry's timestamp (the earliest a zip can hold): the zip depends on its files
@@ -49,8 +62,17 @@ def mod_script() -> bytes:
     return _roll20("mod/VTTBridge.js")
 
 
-def relay_userscript() -> bytes:
-    return _roll20("relay/dist/vttbridge-relay.user.js")
+_UPDATE_LINE = re.compile(rb"^(// @(?:updateURL|downloadURL)[ \t]+)\S+$", re.MULTILINE)
+
+
+def relay_userscript(url: str | None = None) -> bytes:
+    """The relay's build; with ``url``, its ``@updateURL`` and ``@downloadURL`` (where a
+    userscript manager looks for a newer relay) are ``url`` instead of the latest release."""
+    body = _roll20(f"relay/dist/{RELAY}")
+    if url is None:
+        return body
+    head, sep, rest = body.partition(b"// ==/UserScript==")
+    return _UPDATE_LINE.sub(lambda m: m.group(1) + url.encode(), head) + sep + rest
 
 
 def version() -> str:
@@ -65,29 +87,42 @@ def zip_path() -> str:
     return f"/foundry/vttbridge-{version()}.zip"
 
 
-def foundry_manifest(base: str) -> dict[str, Any]:
+def foundry_manifest(*, manifest: str, download: str, url: str | None = None) -> dict[str, Any]:
+    """The module's ``module.json`` with this version, installed from ``manifest`` (the URL
+    Foundry checks for updates) and ``download`` (the zip of this version); ``url``, the
+    module's page, stays the project's home unless given."""
+    data = json.loads(_foundry("module.json"))
+    data.update(version=version(), manifest=manifest, download=download)
+    if url is not None:
+        data["url"] = url
+    return data
+
+
+def served_manifest(base: str) -> dict[str, Any]:
     """``module.json`` as served from ``base`` (``http://host:port``, no trailing slash)."""
-    manifest = json.loads(_foundry("module.json"))
-    manifest.update(
-        version=version(),
-        url=f"{base}/",
-        manifest=f"{base}{FOUNDRY_MANIFEST}",
-        download=f"{base}{zip_path()}",
+    return foundry_manifest(
+        manifest=f"{base}{FOUNDRY_MANIFEST}", download=f"{base}{zip_path()}", url=f"{base}/"
     )
-    return manifest
 
 
-def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """A manifest as a file: indented JSON with a final newline."""
     return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def foundry_zip(base: str) -> bytes:
-    """The module's zip: its manifest (as served from ``base``), the bundle, the styles and the
-    languages, at the zip's root, in the manifest's order."""
-    manifest = foundry_manifest(base)
-    files = [("module.json", _manifest_bytes(manifest))]
+def foundry_zip(manifest: dict[str, Any]) -> bytes:
+    """The module's zip with ``manifest`` as its ``module.json`` (Foundry checks that it is the
+    manifest it installed from), the bundle, the styles and the languages, at the zip's root,
+    in the manifest's order."""
+    files = [("module.json", manifest_bytes(manifest))]
     langs = [lang["path"] for lang in manifest.get("languages", [])]
     files += [(f, _foundry(f)) for f in [*manifest["esmodules"], *manifest["styles"], *langs]]
+    return zip_files(files)
+
+
+def zip_files(files: Iterable[tuple[str, bytes]]) -> bytes:
+    """A zip of ``files`` (name, content), in that order, that depends on them only: fixed
+    timestamps and modes, wherever and whenever it is made."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for name, data in files:
@@ -109,14 +144,6 @@ def base_url(request: web.Request) -> str:
     return f"{proto}://{host}{prefix.rstrip('/')}"
 
 
-def urls(base: str) -> list[str]:
-    """What ``vttbridge serve`` prints at start, for the GM to paste."""
-    return [
-        f"Foundry: paste {base}{FOUNDRY_MANIFEST} into Install Module (Manifest URL).",
-        f"Roll20: Mod script {base}{ROLL20_MOD}; relay userscript {base}{ROLL20_RELAY}.",
-    ]
-
-
 # -- routes ------------------------------------------------------------------------------------
 
 _JS = "text/javascript"
@@ -124,14 +151,14 @@ _NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 async def _manifest(request: web.Request) -> web.Response:
-    body = _manifest_bytes(foundry_manifest(base_url(request)))
+    body = manifest_bytes(served_manifest(base_url(request)))
     return web.Response(body=body, content_type="application/json", headers=_NO_CACHE)
 
 
 async def _zip(request: web.Request) -> web.Response:
     if request.path != zip_path():
         raise web.HTTPNotFound(text=f"This server has {zip_path()}.\n")
-    body = await asyncio.to_thread(foundry_zip, base_url(request))
+    body = await asyncio.to_thread(foundry_zip, served_manifest(base_url(request)))
     name = zip_path().rsplit("/", 1)[1]
     headers = {**_NO_CACHE, "Content-Disposition": f'attachment; filename="{name}"'}
     return web.Response(body=body, content_type="application/zip", headers=headers)
@@ -142,7 +169,7 @@ async def _mod(request: web.Request) -> web.Response:
 
 
 async def _relay(request: web.Request) -> web.Response:
-    body = relay_userscript()
+    body = relay_userscript(f"{base_url(request)}{ROLL20_RELAY}")
     return web.Response(body=body, content_type=_JS, charset="utf-8", headers=_NO_CACHE)
 
 

@@ -9,7 +9,6 @@ import logging
 import signal
 
 from aiohttp import web
-from vttbridge.adapters.bridge import install
 
 log = logging.getLogger("vttbridge")
 
@@ -31,21 +30,14 @@ async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.Ap
 
 
 def announce(host: str, port: int) -> None:
-    """Log where the bridge listens, and the addresses a GM opens or pastes."""
+    """Log where the bridge listens. (What a GM opens or pastes is ``vttbridge serve``'s own
+    block on standard output: ``welcome.py``.)"""
     log.info(
         "Listening on http://%s:%d (companion clients connect here; state at "
         "/api/worlds/<world>/state).",
         host,
         port,
     )
-    # what a GM opens or pastes: an address of this machine when listening on all of them
-    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(host, host)
-    if ":" in shown and not shown.startswith("["):
-        shown = f"[{shown}]"
-    base = f"http://{shown}:{port}"
-    log.info("Dashboard: %s/ (sign in with a world's name and key).", base)
-    for line in install.urls(base):
-        log.info("%s", line)
 
 
 def stop_signal() -> asyncio.Event:

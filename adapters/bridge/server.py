@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from aiohttp import web
@@ -184,11 +184,15 @@ class Bridge:
         if self._runner is not None:
             await self._runner.cleanup()
 
-    async def serve(self) -> None:
-        """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop."""
+    async def serve(self, on_listening: Callable[[int], None] | None = None) -> None:
+        """Start, listen on the configured host and port until SIGINT/SIGTERM, then stop.
+        ``on_listening`` is called with the port once it listens (``vttbridge serve`` prints
+        the GM's addresses then)."""
         stop = stop_signal()
         port = await self.listen()
         announce(self.config.host, port)
+        if on_listening is not None:
+            on_listening(port)
         try:
             await stop.wait()
         finally:

@@ -1,11 +1,18 @@
-"""``vttbridge demo``: the bridge in-process and a simulated Foundry client, playing Kevin's corner
-Ready and a Stand Off over a real socket.io connection, printing the chat as the GM sees it.
+"""``vttbridge demo``: a simulated Foundry client plays Kevin's corner Ready and a Stand Off over a
+real socket.io connection, printing the chat as the GM sees it.
+
+- ``vttbridge demo --world default`` plays into a running server's world, as a client with the
+  world's GM key, so a GM watches the dashboard follow a fight before linking a VTT. It refuses
+  a world another VTT is linked to right now, one holding a scene of its own, or one of another
+  game system, and ends its fight when done (its tokens stay on the map until a VTT sends its
+  own scene).
+- ``vttbridge demo --private`` (or ``python -m vttbridge.adapters.foundry.demo``) runs a bridge of
+  its own, in-process, on a temporary database: no server needed.
 
 The simulated client speaks the companion module's protocol (the same payloads, the same held
 moves, one "Foundry call" per command, acknowledged) against an in-memory table, so the demo
-needs neither Foundry nor Node. Run ``python -m vttbridge.adapters.foundry.demo`` (or ``vttbridge
-demo`` once the CLI names it). Dice are real: the numbers change from run to run, the story does not
-(Kevin's Reflex is high enough that holding back always succeeds).
+needs neither Foundry nor Node. Dice are real: the numbers change from run to run, the story does
+not (Kevin's Reflex is high enough that holding back always succeeds).
 """
 
 from __future__ import annotations
@@ -15,12 +22,14 @@ import contextlib
 import copy
 import itertools
 import logging
+import secrets
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import socketio
+from vttbridge.adapters.bridge.install import version
 from vttbridge.adapters.bridge.server import Bridge, BridgeConfig, create_world
 from vttbridge.adapters.foundry import FLAG, FoundryAdapter
 from vttbridge.adapters.foundry.geometry import crossed, foundry_cell
@@ -108,6 +117,10 @@ def _snapshot() -> dict[str, Any]:
     }
 
 
+class DemoRefused(Exception):
+    """The demo cannot play into that world; the message says why and what to do."""
+
+
 class SimFoundry:
     """A Foundry table in memory behind the module's protocol."""
 
@@ -122,25 +135,33 @@ class SimFoundry:
         self.chat: list[str] = []
         self.prompts: list[dict[str, Any]] = []
         self.ids = itertools.count(1)
+        # event ids are unique per world, forever: a second run must not repeat the first's
+        self.run = secrets.token_hex(4)
         self.changed = asyncio.Event()
         self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
         self.sio.on("command", self._command, namespace="/foundry")
 
     # -- the module's side of the wire ---------------------------------------------------------
     async def connect(self, url: str, world: str, key: str) -> None:
-        auth = {
-            "world": world,
-            "key": key,
-            "client": {"name": "vttbridge-demo", "version": "1", "vtt": "Foundry (simulated)"},
-        }
-        await self.sio.connect(url, namespaces=["/foundry"], auth=auth, transports=["websocket"])
+        client = {"name": "vttbridge-demo", "version": version(), "vtt": "Foundry (simulated)"}
+        auth = {"world": world, "key": key, "client": client}
+        try:
+            await self.sio.connect(
+                url, namespaces=["/foundry"], auth=auth, transports=["websocket"]
+            )
+        except socketio.exceptions.ConnectionError as e:
+            raise DemoRefused(f"{url} refused the demo's connection: {e}") from None
         await self.send("snapshot", _snapshot())
 
     async def send(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
-        body = {"id": f"demo-{next(self.ids)}", **payload}
+        body = {"id": f"demo-{self.run}-{next(self.ids)}", **payload}
         ack = await self.sio.call(event, body, namespace="/foundry", timeout=10)
         if not ack.get("ok"):
-            raise RuntimeError(f"{event} refused: {ack}")
+            error = ack.get("error") or {}
+            if error.get("code") == "read_only":
+                raise DemoRefused("That is the world's observer key, which may only watch; the "
+                                  "demo needs its GM key.")  # fmt: skip
+            raise DemoRefused(f"The server refused the demo's {event}: {error.get('message')}")
         return ack
 
     async def _command(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -170,16 +191,23 @@ class SimFoundry:
             self.combatants[data["tokenId"]]["initiative"] = data["initiative"]
         elif op == "Combat.update":
             self.round, self.active = data["round"], data.get("tokenId")
+        elif op == "Combat.delete":
+            self.active = None
         elif op == "Scene.update":
             self.watch = data.get("flags", {}).get(FLAG, {}).get("watch", {})
         self.changed.set()
         return {"ok": True}
 
     async def until(self, what: str, pred: Callable[[], Any], timeout: float = 10) -> Any:
-        async with asyncio.timeout(timeout):
-            while not (found := pred()):
-                self.changed.clear()
-                await self.changed.wait()
+        try:
+            async with asyncio.timeout(timeout):
+                while not (found := pred()):
+                    self.changed.clear()
+                    await self.changed.wait()
+        except TimeoutError:
+            raise DemoRefused(
+                f"The demo waited {timeout:g} s for {what} in vain; the server's log may say why."
+            ) from None
         return found
 
     # -- what the people at the table do -------------------------------------------------------
@@ -191,7 +219,7 @@ class SimFoundry:
             {
                 "userId": user,
                 "message": {
-                    "_id": f"m{next(self.ids)}",
+                    "_id": f"m{self.run}{next(self.ids)}",
                     "author": user,
                     "content": text,
                     "speaker": speaker,
@@ -211,7 +239,7 @@ class SimFoundry:
                 "token": dict(tok),
                 "changes": {"_id": token, "x": x, "y": y},
             }
-            hid = f"demo-{next(self.ids)}"
+            hid = f"demo-{self.run}-{next(self.ids)}"
             self.holds[hid] = {"x": x, "y": y}
             self.out(f"  [Foundry] the move is held: vttbridge watches {tok['name']}'s path.")
             ack = await self.sio.call(
@@ -252,64 +280,144 @@ class SimFoundry:
         await self.say(PLAYER, f"!answer {prompt['prompt']} {option}", KEVIN)
 
 
-async def play(out: Callable[[str], None] = print) -> list[str]:
-    """Run the demo; returns the chat lines vttbridge posted."""
+DEMO_TOKENS = {KEVIN, GARY, THUG}
+
+
+async def check_world(url: str, world: str, key: str) -> dict[str, Any]:
+    """Make sure the demo may play into ``world`` at ``url`` (its state, read with ``key``):
+    a Spycraft world, no VTT client connected, no scene but the demo's own. Returns the
+    world's state; raises :class:`DemoRefused`."""
+    import aiohttp
+
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http,
+            http.get(f"{url}/api/worlds/{world}/state", headers=headers) as r,
+        ):
+            body = await r.json(content_type=None)
+    except (aiohttp.ClientError, TimeoutError, ValueError) as e:
+        raise DemoRefused(
+            f"No vttbridge answers at {url} ({e.__class__.__name__}). Start one with "
+            "`vttbridge serve`, or play on a bridge of the demo's own: `vttbridge demo --private`."
+        ) from None
+    if r.status != 200:
+        message = (body.get("error") or {}).get("message", f"HTTP {r.status}")
+        raise DemoRefused(f"{url} refused world {world!r}: {message}")
+    if body.get("system") != "spycraft":
+        raise DemoRefused(
+            f"World {world!r} plays {body.get('system')}; the demo is a Spycraft 2.0 fight. Make a "
+            "world for it: `vttbridge world create demo`, then `vttbridge demo --world demo`."
+        )
+    if body.get("clients"):
+        raise DemoRefused(
+            f"A VTT is linked to world {world!r} right now ({body['clients']} connected); the "
+            "demo would play into its game. Use a world of its own: `vttbridge world create "
+            "demo`, then `vttbridge demo --world demo`."
+        )
+    others = set(body.get("tokens") or {}) - DEMO_TOKENS
+    if others:
+        raise DemoRefused(
+            f"World {world!r} holds a scene already ({len(others)} tokens); the demo would "
+            "replace it. Use a world of its own: `vttbridge world create demo`, then "
+            "`vttbridge demo --world demo`."
+        )
+    return body
+
+
+async def play(
+    out: Callable[[str], None] = print,
+    *,
+    url: str | None = None,
+    world: str = "demo",
+    key: str | None = None,
+    pace: float = 0.0,
+) -> list[str]:
+    """Run the demo; returns the chat lines vttbridge posted. With ``url`` (and the GM ``key``
+    of ``world``) into that running server, else on a bridge of its own. ``pace``: seconds
+    between the steps, for a person watching the dashboard."""
+    if url is not None:
+        url = url.rstrip("/")
+        state = await check_world(url, world, key or "")
+        leftover = bool(state.get("encounter", {}).get("in_combat"))
+        out(f"Playing a Spycraft 2.0 fight into world {world!r} at {url}.")
+        out(f"Watch it on the dashboard: {url}/ (sign in with world {world!r} and its key).")
+        return await _play(SimFoundry(out), url, world, key or "", pace, leftover=leftover)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "demo.sqlite3"
         key, _observer = create_world(db, "demo")
         config = BridgeConfig(database=db, reload_scripts=False)  # holds is a built-in
         bridge = Bridge(config, adapters=[FoundryAdapter()])
         port = await bridge.listen("127.0.0.1", 0)
-        table = SimFoundry(out)
+        out(f"vttbridge on http://127.0.0.1:{port}; a simulated Foundry client links the world.")
         try:
-            out(
-                f"vttbridge on http://127.0.0.1:{port}; a simulated Foundry client links the world."
-            )
-            await table.connect(f"http://127.0.0.1:{port}", "demo", key)
-            await table.until("the combat", lambda: any("Combat adopted" in c for c in table.chat))
-            out("\n-- Round 1: Kevin readies a shot at whoever rounds the corner, on the attempt")
-            await table.say(PLAYER, "!ready shoot --when corner --timing attempt", KEVIN)
-            await table.until("the watch", lambda: table.watch.get("watches"))
-            out("\n-- Gary, Kevin's ally, rounds the corner at IC 14")
-            await table.drag(GARY, 1000, 500)
-            await table.answer("cancel")
-            await table.until("Gary's move", lambda: table.tokens[GARY]["x"] == 1000)
-            out("\n-- On to round 2")
-            await table.say(GM, "!next")
-            await table.until("the Thug's turn", lambda: table.active == THUG)
-            await table.say(GM, "!next")
-            await table.until("Kevin's turn", lambda: table.round == 2 and table.active == KEVIN)
-            await table.say(PLAYER, "!ready shoot --when corner --timing attempt", KEVIN)
-            await table.until("Gary's turn", lambda: table.active == GARY)
-            await table.say(GM, "!next")
-            await table.until("the Thug's turn", lambda: table.active == THUG)
-            out("\n-- The Thug, an enemy, rounds the corner at IC 10")
-            await table.drag(THUG, 1100, 500)
-            await table.answer("fire")
-            await table.until("the Thug's move", lambda: table.tokens[THUG]["x"] == 1100)
-            out("\n-- The Thug attacks Kevin; Kevin stands off")
-            await table.say(GM, "!attack Kevin", THUG)
-            await table.answer("stand_off")
-            await table.until("the stand off", lambda: any("weapon point" in c for c in table.chat))
-            out("\n-- The GM enters 3 wounds on the Thug's sheet")
-            out("[Foundry] the GM edits the Thug's wounds: 10 -> 7")
-            await table.send(
-                "updateActor",
-                {
-                    "actorUuid": f"Scene.{SCENE}.Token.{THUG}.Actor.aThug",
-                    "userId": GM,
-                    "changes": {"_id": "aThug", "system": {"attributes": {"wounds": {"value": 7}}}},
-                },
-            )
-            await table.until("the end", lambda: any("re-enters combat" in c for c in table.chat))
+            return await _play(SimFoundry(out), f"http://127.0.0.1:{port}", "demo", key, pace)
         finally:
-            log.debug("demo: closing")
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(table.sio.disconnect(), 5)
-            log.debug("demo: client closed")
             await bridge.shutdown()
             log.debug("demo: done")
-        return table.chat
+
+
+async def _play(
+    table: SimFoundry, url: str, world: str, key: str, pace: float, *, leftover: bool = False
+) -> list[str]:
+    """The story, over the wire. ``leftover``: the world is still in the fight of an earlier
+    demo that was cut short, which ends first."""
+    out = table.out
+
+    async def step(title: str) -> None:
+        await asyncio.sleep(pace)
+        out(f"\n-- {title}")
+
+    try:
+        await table.connect(url, world, key)
+        if leftover:
+            await table.say(GM, "!end")
+            await table.send("snapshot", _snapshot())
+        await table.until("the combat", lambda: any("Combat adopted" in c for c in table.chat))
+        await step("Round 1: Kevin readies a shot at whoever rounds the corner, on the attempt")
+        await table.say(PLAYER, "!ready shoot --when corner --timing attempt", KEVIN)
+        await table.until("the watch", lambda: table.watch.get("watches"))
+        await step("Gary, Kevin's ally, rounds the corner at IC 14")
+        await table.drag(GARY, 1000, 500)
+        await table.answer("cancel")
+        await table.until("Gary's move", lambda: table.tokens[GARY]["x"] == 1000)
+        await step("On to round 2")
+        await table.say(GM, "!next")
+        await table.until("the Thug's turn", lambda: table.active == THUG)
+        await table.say(GM, "!next")
+        await table.until("Kevin's turn", lambda: table.round == 2 and table.active == KEVIN)
+        await table.say(PLAYER, "!ready shoot --when corner --timing attempt", KEVIN)
+        await table.until("Gary's turn", lambda: table.active == GARY)
+        await table.say(GM, "!next")
+        await table.until("the Thug's turn", lambda: table.active == THUG)
+        await step("The Thug, an enemy, rounds the corner at IC 10")
+        await table.drag(THUG, 1100, 500)
+        await table.answer("fire")
+        await table.until("the Thug's move", lambda: table.tokens[THUG]["x"] == 1100)
+        await step("The Thug attacks Kevin; Kevin stands off")
+        await table.say(GM, "!attack Kevin", THUG)
+        await table.answer("stand_off")
+        await table.until("the stand off", lambda: any("weapon point" in c for c in table.chat))
+        await step("The GM enters 3 wounds on the Thug's sheet")
+        out("[Foundry] the GM edits the Thug's wounds: 10 -> 7")
+        await table.send(
+            "updateActor",
+            {
+                "actorUuid": f"Scene.{SCENE}.Token.{THUG}.Actor.aThug",
+                "userId": GM,
+                "changes": {"_id": "aThug", "system": {"attributes": {"wounds": {"value": 7}}}},
+            },
+        )
+        await table.until("the end", lambda: any("re-enters combat" in c for c in table.chat))
+        await step("The GM ends the fight")
+        await table.say(GM, "!end")
+        await table.until("the end of the fight", lambda: table.active is None)
+    finally:
+        log.debug("demo: closing")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(table.sio.disconnect(), 5)
+        log.debug("demo: client closed")
+    return table.chat
 
 
 def main() -> int:

@@ -7,9 +7,10 @@ import asyncio
 import contextlib
 import itertools
 import re
+import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -275,3 +276,39 @@ async def gm(
     ack = await c.send("snapshot", scene())
     assert ack["ok"], ack
     return c
+
+
+class StartedServe:
+    """A ``vttbridge serve`` started as a GM starts it, read up to the end of its block."""
+
+    def __init__(self, proc: subprocess.Popen, block: str, db: Path) -> None:
+        self.proc, self.block, self.db = proc, block, db
+        self.url = self._find(r"Server URL\s+(\S+)")
+        self.gm = self._find(r"GM key\s+(\S+)")
+        self.observer = self._find(r"Observer key\s+(\S+)")
+
+    def _find(self, pattern: str) -> str:
+        m = re.search(pattern, self.block)
+        assert m, self.block
+        return m.group(1)
+
+
+@contextlib.contextmanager
+def started_serve(cwd: Path) -> Iterator[StartedServe]:
+    """``vttbridge serve --port 0`` in ``cwd`` (a new database, so a new ``default`` world),
+    once its block is out: its URL and keys as a GM copies them. Stopped with Ctrl-C."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vttbridge", "serve", "--port", "0"],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        block = ""
+        while "Stop the server" not in block:
+            line = proc.stdout.readline()
+            assert line, f"serve exited: {block}"
+            block += line
+        yield StartedServe(proc, block, cwd / "vttbridge.sqlite3")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)

@@ -75,10 +75,26 @@ async def test_the_roll20_scripts(server):
     status, kind, body = await fetch(f"{server.url}/roll20/VTTBridge.js")
     assert status == 200 and kind.startswith("text/javascript")
     assert body == (ROOT / "adapters" / "roll20" / "mod" / "VTTBridge.js").read_bytes()
-    status, kind, body = await fetch(f"{server.url}/roll20/vttbridge-relay.user.js")
+    url = f"{server.url}/roll20/vttbridge-relay.user.js"
+    status, kind, body = await fetch(url)
     assert status == 200 and kind.startswith("text/javascript")
-    assert body == (RELAY / "dist" / "vttbridge-relay.user.js").read_bytes()
     assert body.startswith(b"// ==UserScript==") and f"@version      {VERSION}".encode() in body
+    # a userscript manager looks for updates where the relay came from: this bridge
+    assert f"// @updateURL    {url}\n// @downloadURL  {url}\n".encode() in body
+    built = (RELAY / "dist" / "vttbridge-relay.user.js").read_bytes()
+    assert (
+        body.replace(url.encode(), install.LATEST_RELEASE.encode() + b"/vttbridge-relay.user.js")
+        == built
+    )
+
+
+def test_the_relays_build_updates_from_the_latest_public_release():
+    head = (RELAY / "dist" / "vttbridge-relay.user.js").read_text().split("// ==/UserScript==")[0]
+    latest = f"{install.LATEST_RELEASE}/{install.RELAY}"
+    assert f"// @updateURL    {latest}\n// @downloadURL  {latest}\n" in head
+    assert install.relay_userscript() == (RELAY / "dist" / "vttbridge-relay.user.js").read_bytes()
+    moved = install.relay_userscript("https://example.org/r.user.js").decode()
+    assert moved.count("https://example.org/r.user.js") == 2 and latest not in moved
 
 
 async def test_the_dashboard_page_and_its_files(server):

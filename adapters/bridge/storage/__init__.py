@@ -75,9 +75,10 @@ async def open_storage(location: str | Path, *, durability: str = "normal") -> S
     loss); PostgreSQL's commits are as durable as the server is configured to make them."""
     kind, target = parse(location)
     if kind == "postgresql":
-        from vttbridge.adapters.bridge.storage.postgres import (
-            PostgresStorage,  # asyncpg only if used
-        )
+        from vttbridge.adapters.bridge import extras
+
+        extras.require(extras.POSTGRES)  # asyncpg only if used, and an extra
+        from vttbridge.adapters.bridge.storage.postgres import PostgresStorage
 
         return await PostgresStorage.open(target)
     from vttbridge.adapters.bridge.storage.sqlite import SqliteStorage

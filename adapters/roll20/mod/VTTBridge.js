@@ -22,7 +22,9 @@
 // nowhere to go is reported as skipped.
 //
 // GM commands: `!vttbridge --status`, `--help`, `--snapshot`, `--set <key> <value>`, `--reset`.
-// Settings live in `state.VTTBridge` with a schema version.
+// Settings live in `state.VTTBridge` with a schema version. Installed from Roll20's one-click
+// library, the same settings are options on the script's Mod page (`script.json`'s
+// `useroptions`, named as `--set` names them); options saved there are applied at the next start.
 //
 // Among other scripts: Roll20 fires no event for a script's `set`, so scripts tell each other
 // through observers. This script registers with the observers of the scripts GMs use (TokenMod's
@@ -36,7 +38,7 @@
 // trigger a Ready on its *attempt* (the bridge says which with `watch`) is put back to its `prev`
 // position at once and forwarded as `held`; the bridge resolves the Ready, then completes the
 // move with a `set` (or not). If nothing comes within `holdTimeout` seconds the move goes through.
-/* global on, sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log, TokenMod, ChatSetAttr */
+/* global on, sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log, TokenMod, ChatSetAttr, globalconfig */
 var VTTBridge =
   VTTBridge ||
   (function () {
@@ -103,7 +105,7 @@ var VTTBridge =
         settings[k] = JSON.parse(JSON.stringify(SETTINGS[k].def));
       });
       return { version: SCHEMA, epoch: randomId(), outSeq: 0, applied: {}, lastCommandAt: 0,
-        settings: settings, watch: emptyWatch(), holds: {} };
+        settings: settings, watch: emptyWatch(), holds: {}, optionsSaved: 0 };
     }
 
     function emptyWatch() {
@@ -880,10 +882,11 @@ var VTTBridge =
       }
     }
 
-    function setOption(key, value) {
+    function setOption(key, value, quiet) {
+      var say = quiet ? function (text) { log(text); } : whisperGM;
       var spec = SETTINGS[key];
       if (!spec) {
-        whisperGM("VTTBridge: no setting " + esc(key) + ". " + Object.keys(SETTINGS).join(", "));
+        say("VTTBridge: no setting " + esc(key) + ". " + Object.keys(SETTINGS).join(", "));
         return;
       }
       var v;
@@ -910,16 +913,34 @@ var VTTBridge =
         v = /^(on|true|yes|1)$/i.test(value);
       } else if (typeof spec.def === "number") {
         v = Number(value);
-        if (!(v > 0)) return whisperGM("VTTBridge: " + esc(key) + " must be a positive number.");
+        if (!(v > 0)) return say("VTTBridge: " + esc(key) + " must be a positive number.");
       } else {
         v = String(value);
         if (spec.choices && spec.choices.indexOf(v) < 0) {
-          return whisperGM("VTTBridge: " + esc(key) + " is one of " + spec.choices.join(", ") + ".");
+          return say("VTTBridge: " + esc(key) + " is one of " + spec.choices.join(", ") + ".");
         }
       }
       st().settings[key] = v;
       if (key === "observe") registerObservers();
-      whisperGM("VTTBridge: " + esc(key) + " = " + esc(JSON.stringify(v)));
+      say("VTTBridge: " + esc(key) + " = " + esc(JSON.stringify(v)));
+    }
+
+    /** The Mod page's options (a one-click install): Roll20 hands them to the script as
+     * `globalconfig.vttbridge`, with the time they were last saved. Options saved since the
+     * script last read them are applied, over what `--set` had changed; a checkbox is on when it
+     * holds its value ("on"), and an empty text leaves its setting as it is. */
+    function applyPageOptions() {
+      var all = typeof globalconfig === "undefined" ? null : globalconfig;
+      var g = all && (all.vttbridge || all[SCRIPT]);
+      var s = st();
+      if (!g || !g.lastsaved || g.lastsaved <= s.optionsSaved) return;
+      s.optionsSaved = g.lastsaved;
+      Object.keys(SETTINGS).forEach(function (k) {
+        var v = g[k];
+        if (typeof SETTINGS[k].def === "boolean") v = v === "on" ? "on" : "off";
+        else if (v === undefined || v === null || String(v).trim() === "") return;
+        setOption(k, String(v), true);
+      });
     }
 
     function status() {
@@ -960,6 +981,7 @@ var VTTBridge =
       if (started) return;
       started = true;
       checkInstall();
+      applyPageOptions();
       // one subscription per object type: no double handling of a move that changes both
       // left and top (as two property handlers would)
       on("change:graphic", onChangeGraphic);

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { connect, storedLogin, storeLogin } from "./connection.js";
 import { mergeLog } from "./format.js";
+import { LinkHelp } from "./link.js";
 import { SceneMap } from "./map.js";
 import { Initiative, Questions, RulesLog, SystemPanel } from "./panels.js";
 
@@ -53,6 +54,11 @@ function SignIn({ onSignIn, error }) {
   `;
 }
 
+// This server as the GM's browser reaches it (behind a reverse proxy: with its path prefix)
+function serverUrl() {
+  return new URL(".", location.href).href.replace(/\/$/, "");
+}
+
 function LinkStatus({ link }) {
   if (!link.vtt) return html`<span class="pill off">No VTT linked yet</span>`;
   const name = { foundry: "Foundry VTT", roll20: "Roll20" }[link.vtt] ?? link.vtt;
@@ -78,6 +84,7 @@ function Dashboard({ view, log, role, status, answer, onSignOut }) {
     </header>
     <main id="main" class="board">
       <div class="column">
+        ${!view.link.connected && html`<${LinkHelp} world=${view.world} link=${view.link} origin=${serverUrl()} />`}
         <section class="panel map-panel" aria-labelledby="map-h">
           <h2 id="map-h">${view.scene.name || "Scene"}</h2>
           <${SceneMap} scene=${view.scene} encounter=${view.encounter} />

@@ -144,6 +144,13 @@ test("the dashboard follows an encounter live and the GM answers from it", { ski
     await signIn(page, env.SPY_WORLD, env.SPY_GM);
     await page.until("header", /GM/);
     await page.until("header", /No VTT linked yet/);
+    // the empty dashboard says how to link one: this server's addresses, the world, the demo
+    await page.until("section.link-help", /No VTT is linked to this world yet/);
+    const help = await page.text("section.link-help");
+    for (const line of [`Server URL${url}`, `World${env.SPY_WORLD}`, `${url}/foundry/module.json`,
+      `${url}/roll20/VTTBridge.js`, `${url}/roll20/vttbridge-relay.user.js`, `vttbridge demo --world ${env.SPY_WORLD}`]) {
+      assert.ok(help.replace(/\s+/g, "").includes(line.replace(/\s+/g, "")), `${line} in: ${help}`);
+    }
     const where = await page.evaluate(() => location.href);
     assert.ok(!where.includes(env.SPY_GM) && !where.includes("key"), where);
     assert.match(await page.evaluate(() => sessionStorage.getItem("vttbridge.dashboard")), /vtt_gm_/);
@@ -154,6 +161,7 @@ test("the dashboard follows an encounter live and the GM answers from it", { ski
     clients.push(table);
     await table.send("snapshot", warehouse());
     await page.until("header", /Foundry VTT linked/);
+    assert.equal(await page.count("section.link-help"), 0); // linked: nothing to explain
     await page.until("section.initiative", /round 1/);
     await page.until("section.initiative tbody", /Kevin\s+22[\s\S]*Gary\s+14[\s\S]*Thug\s+10/);
     assert.equal(await page.count("svg g.token"), 3);

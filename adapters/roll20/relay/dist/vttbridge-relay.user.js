@@ -3,6 +3,10 @@
 // @namespace    vttbridge
 // @version      0.1.0
 // @description  Carries the VTTBridge Mod script's messages between the Roll20 chat and a vttbridge server.
+// @homepageURL  https://github.com/vttbridge/vttbridge
+// @supportURL   https://github.com/vttbridge/vttbridge/issues
+// @updateURL    https://github.com/vttbridge/vttbridge/releases/latest/download/vttbridge-relay.user.js
+// @downloadURL  https://github.com/vttbridge/vttbridge/releases/latest/download/vttbridge-relay.user.js
 // @match        https://app.roll20.net/editor
 // @match        https://app.roll20.net/editor/*
 // @grant        none

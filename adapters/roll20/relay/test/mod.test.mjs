@@ -391,6 +391,57 @@ test("--set validates, --reset forgets", async () => {
   assert.deepEqual(plain(r20.state.VTTBridge.applied), {});
 });
 
+test("the Mod page's options (one-click install) apply once per save, over --set", async () => {
+  const start = (options) => {
+    const r20 = new Roll20();
+    r20.player("Dana", { gm: true, id: "-OPlayGM" });
+    if (options) r20.globalconfig.vttbridge = options;
+    return r20;
+  };
+  // saved on the Mod page: every kind of option (a checkbox left empty is off)
+  const saved = { lastsaved: 1767225600, chat: "all", ignore: "loot, rest", hold: "", holdTimeout: "45",
+    bars: "bar1=hp,bar2=wounds", statPrefix: "vt_", budget: "on" };
+  let r20 = start(saved);
+  r20.load(MOD);
+  r20.ready();
+  const s = r20.state.VTTBridge;
+  assert.equal(s.settings.chat, "all");
+  assert.ok(s.settings.ignore.includes("loot") && s.settings.ignore.includes("rest") && s.settings.ignore.includes("token-mod"));
+  assert.equal(s.settings.hold, false);
+  assert.equal(s.settings.holdTimeout, 45);
+  assert.deepEqual(plain(s.settings.bars), { bar1: "hp", bar2: "wounds" });
+  assert.equal(s.settings.statPrefix, "vt_");
+  assert.equal(s.settings.budget, true);
+  assert.equal(r20.visibleChat().length, 0, "applied quietly, to the API console");
+  assert.ok(r20.logs.some((l) => /holdTimeout = 45/.test(l)));
+
+  // the GM changes one in the game: a restart with the same saved options keeps the change
+  r20.type("-OPlayGM", "!vttbridge --set chat commands");
+  await tick(5);
+  const kept = r20.state;
+  r20 = start(saved);
+  Object.assign(r20.state, kept);
+  r20.load(MOD);
+  r20.ready();
+  assert.equal(r20.state.VTTBridge.settings.chat, "commands");
+
+  // options saved again on the page win, a bad one is logged and leaves its setting alone
+  const again = start({ ...saved, lastsaved: saved.lastsaved + 60, chat: "none", holdTimeout: "soon" });
+  Object.assign(again.state, r20.state);
+  again.load(MOD);
+  again.ready();
+  assert.equal(again.state.VTTBridge.settings.chat, "none");
+  assert.equal(again.state.VTTBridge.settings.holdTimeout, 45);
+  assert.ok(again.logs.some((l) => /holdTimeout must be a positive number/.test(l)));
+
+  // no options (a pasted script, or a page never saved): the defaults
+  const plainInstall = start(null);
+  plainInstall.load(MOD);
+  plainInstall.ready();
+  assert.equal(plainInstall.state.VTTBridge.settings.chat, "commands");
+  assert.equal(plainInstall.state.VTTBridge.settings.hold, true);
+});
+
 test("setStats: a bar mapped to the stat, else the character's own attribute, never a shared one", async () => {
   const { r20, page } = campaign();
   r20.state.VTTBridge.settings.bars = { bar1: "hp", bar2: "wounds", bar3: "stress" };

@@ -1,6 +1,6 @@
 // A small stand-in of Roll20 for tests: the Mod sandbox globals the VTTBridge script uses (on,
-// sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log), the objects of one
-// campaign,
+// sendChat, getObj, findObjs, createObj, Campaign, state, playerIsGM, log, and globalconfig: the
+// options saved on a one-click script's Mod page), the objects of one campaign,
 // what players do at the table (drag a token, type in chat, edit the turn order), and, when a
 // page is given, the GM's chat log as Roll20 renders it.
 //
@@ -57,6 +57,7 @@ export class Roll20 {
     this.objects = new Map();
     this.handlers = [];
     this.state = {};
+    this.globalconfig = {}; // the options saved on each script's Mod page (one-click installs)
     this.calls = []; // what the Mod script did: sendChat, set, Campaign.set
     this.chat = []; // every chat message: {who, type, content, target, noarchive, from}
     this.logs = [];
@@ -124,6 +125,7 @@ export class Roll20 {
       createObj: (type, attrs) => this.scriptCreate(type, attrs),
       Campaign: () => this.campaign,
       state: this.state,
+      globalconfig: this.globalconfig,
       playerIsGM: (id) => this.playerIsGM(id),
       log: (...args) => this.logs.push(args.join(" ")),
       setTimeout,
