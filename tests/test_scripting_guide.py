@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -44,10 +45,11 @@ def test_the_guides_first_script_and_test_pass_in_a_fresh_project(tmp_path: Path
     # the repository's package sources, as a clone has them (not its JavaScript dependencies)
     source = tmp_path / "vttbridge"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     skip = shutil.ignore_patterns("node_modules", "__pycache__", "*.egg-info")
-    for folder in ("vttbridge", "rules", "sdk", "adapters"):
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for folder in sorted(set(config["tool"]["setuptools"]["package-dir"].values())):
         shutil.copytree(ROOT / folder, source / folder, ignore=skip)
 
     project = tmp_path / "my-scripts"
