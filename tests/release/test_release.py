@@ -53,7 +53,10 @@ def test_the_foundry_manifest_is_public(made: Path):
     assert manifest["url"] == HOME and manifest["esmodules"] == ["dist/vttbridge.js"]
     zf = zipfile.ZipFile(made / zip_name)
     assert zf.namelist() == [
-        "module.json", "dist/vttbridge.js", "styles/vttbridge.css", "lang/en.json"
+        "module.json",
+        "dist/vttbridge.js",
+        "styles/vttbridge.css",
+        "lang/en.json",
     ]
     assert json.loads(zf.read("module.json")) == manifest
     shipped = ROOT / "adapters" / "foundry" / "module" / "dist" / "vttbridge.js"
