@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from vttbridge.adapters.companions import check_range
+from vttbridge.rules.refusal import Refusal
 from vttbridge.sdk.checks import close_match
 
 if TYPE_CHECKING:
@@ -72,16 +73,10 @@ class Command(BaseModel):
     options: dict[str, Any] | None = None
 
 
-class TranslationError(Exception):
+class TranslationError(Refusal):
     """A payload that validates but cannot be translated (a token the world does not know, a
     chat message for another scene...). The bridge answers the event with this code and message
     and leaves the world unchanged. ``path`` names the offending field (``"token._id"``)."""
-
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
 
 
 def scene_extent(world: Any, scene_id: str | None) -> tuple[float, float] | None:
