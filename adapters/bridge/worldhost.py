@@ -329,6 +329,11 @@ class WorldHost:
 
     # -- inbound -----------------------------------------------------------------------------
     @property
+    def waiting(self) -> int:
+        """Events accepted and waiting for the world's lock."""
+        return self._waiting
+
+    @property
     def here(self) -> WorldHost:
         """This world's host: this node runs it (see :class:`~vttbridge.adapters.bridge.hosted.
         HostedWorld`)."""
