@@ -248,12 +248,12 @@ class FoundryAdapter(Adapter):
         :mod:`vttbridge.sdk.holds`)."""
         if "x" not in p.changes and "y" not in p.changes:
             return []
-        if world is not None and holds.SCRIPT_NAME not in (_get(world, "store") or {}):
+        if not world.settings.hold_moves:
             # nobody would release it: the module lets the move through at once
             raise TranslationError(
                 "not_holding",
-                "This world does not hold moves (the built-in holds script is not loaded); "
-                "the move goes through.",
+                "This world does not hold moves (its setting hold_moves is off); the move "
+                "goes through.",
             )
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
         move = self._moved(p, world, size, before=None, attempt=True)

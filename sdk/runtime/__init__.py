@@ -151,7 +151,8 @@ class WorldRuntime:
         also loads the ``vttbridge.scripts`` entry point group; a host of many worlds passes
         what :func:`vttbridge.sdk.loader.entry_point_sources` found once instead (a scan reads
         every installed package's metadata). ``builtins=False`` leaves out the built-in rule
-        handlers. ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
+        handlers (and turns the setting ``hold_moves`` off: no holds script would release a
+        held move). ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
         :class:`vttbridge.sdk.clock.ManualClock`); ``index`` is the trigger index class
         (``ScanIndex`` is the naive baseline). ``callback_thread=True`` runs the scripts'
         plain callbacks off the event loop, in a thread of this world's
@@ -164,6 +165,8 @@ class WorldRuntime:
             self.world.encounter.grid.metric = options.diagonal_metric
         if settings is not None:
             self.world.settings = settings
+        if not builtins:
+            self.world.settings.hold_moves = False
         self.roller: Roller = roller or Roller()
         self.clock: Clock = clock or SystemClock()
         self.reload_interval = reload_interval

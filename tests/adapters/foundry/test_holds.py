@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from vttbridge.adapters.base import TranslationError
 from vttbridge.adapters.foundry import FLAG
 from vttbridge.sdk.holds import SCRIPT_NAME, attempt_watches
 
@@ -215,3 +217,27 @@ async def test_duplicate_hold_id_is_not_applied_twice(table):
     assert first == [] or releases(first) == []
     # the bridge dedups by event id before the adapter; here the hold book-keeping shows it
     assert list(table.world.store[SCRIPT_NAME]["holds"]) == ["h1"]
+
+
+async def test_a_world_that_does_not_hold_moves(table):
+    """``!set hold_moves false``: the module is sent an empty watch set, a held move that was
+    on its way is refused (the module lets it through), and the Ready fires on completion."""
+    cmds = await ready_kevin(table)
+    assert watch_of(cmds)["watches"]
+    cmds = await table.chat(GM, "!set hold_moves false")
+    assert watch_of(cmds)["watches"] == []
+    with pytest.raises(TranslationError) as refused:
+        await table.send("preUpdateToken", held_move("h1", GARY, (1300, 500), (1000, 500)))
+    assert refused.value.code == "not_holding"
+    assert table.world.store[SCRIPT_NAME]["holds"] == {}
+    cmds = await table.send(
+        "updateToken",
+        {
+            "id": "h1",
+            "userId": GM,
+            "sceneId": "sWarehouse000001",
+            "token": {"_id": GARY, "x": 1000, "y": 500},
+            "changes": {"x": 1000, "y": 500},
+        },
+    )
+    assert "Ready is triggered" in chat_text(cmds) and releases(cmds) == []
