@@ -79,11 +79,10 @@ class TranslationError(Refusal):
     and leaves the world unchanged. ``path`` names the offending field (``"token._id"``)."""
 
 
-def scene_extent(world: Any, scene_id: str | None) -> tuple[float, float] | None:
+def scene_extent(world: WorldView, scene_id: str | None) -> tuple[float, float] | None:
     """The canvas size (px) of a scene the world knows, or None."""
-    scenes = getattr(world, "scenes", None) or {}
-    scene = scenes.get(scene_id or getattr(world, "active_scene", None)) if scenes else None
-    return getattr(scene, "extent", None)
+    scene = world.scenes.get(scene_id or world.active_scene or "")
+    return scene.extent if scene is not None else None
 
 
 def check_on_canvas(

@@ -299,7 +299,7 @@ def parse_roll(value: Any) -> FRoll:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             raise ValueError(f"roll is not valid JSON: {e.msg}") from None
     if not isinstance(value, dict):
         raise ValueError("roll must be a JSON object or its JSON string")

@@ -16,9 +16,11 @@ from vttbridge.sdk.world import Actor, Scene, Token, World
 from .conftest import fixture
 
 
-def translate(adapter: FoundryAdapter, name: str, payload: dict, world: object = None) -> list:
+def translate(
+    adapter: FoundryAdapter, name: str, payload: dict, world: World | None = None
+) -> list:
     model = adapter.inbound[name].model_validate(payload)
-    return adapter.translate_in(name, model, world)
+    return adapter.translate_in(name, model, world if world is not None else World(id="w"))
 
 
 def warehouse() -> World:
@@ -481,7 +483,7 @@ def test_actor_update_without_an_actor(adapter):
 
 def test_unknown_event(adapter):
     with pytest.raises(TranslationError) as e:
-        adapter.translate_in("renderSidebar", object(), None)  # type: ignore[arg-type]
+        adapter.translate_in("renderSidebar", object(), World(id="w"))  # type: ignore[arg-type]
     assert e.value.code == "unknown_event"
 
 
