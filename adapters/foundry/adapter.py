@@ -1,6 +1,7 @@
 """The Foundry VTT adapter: Foundry hook payloads to domain events, effects to Foundry calls.
 
-Inbound events are the hook names the companion module forwards (see :data:`INBOUND`); every
+Inbound events are the hook names the companion module forwards (``FoundryAdapter.events``);
+every
 command out is one Foundry call the module makes (``ChatMessage.create``, ``Token.update``,
 ``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``, ``Actor.update``,
 ``Actor.toggleStatusEffect``).
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -37,6 +39,7 @@ from vttbridge.adapters.base import (
     Adapter,
     Command,
     Inbound,
+    InboundEvent,
     TranslationError,
     check_on_canvas,
     scene_extent,
@@ -52,7 +55,6 @@ from vttbridge.sdk.world import Token, WorldView
 
 from .geometry import foundry_xy, path_legs, region_cells, token_cell
 from .models import (
-    INBOUND,
     OUTBOUND,
     Answer,
     CombatTurnChange,
@@ -132,18 +134,11 @@ class FoundryAdapter(Adapter):
 
     name: ClassVar[str] = "foundry"
     version: ClassVar[str] = "1"
-    inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
     companions: ClassVar[dict[str, str]] = {"vttbridge-foundry": ">=0.1.0,<0.2.0"}
     """The companion module's versions this bridge supports (``module.json`` ``version``)."""
 
     # -- in ---------------------------------------------------------------------------------
-    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
-        handler = getattr(self, f"_in_{event}", None)
-        if handler is None:
-            raise TranslationError("unknown_event", f"The Foundry adapter has no {event!r} event.")
-        return handler(payload, world)
-
     def _in_snapshot(self, p: Snapshot, world: WorldView) -> list[Event]:
         size = p.scene.grid.size
         gms = {u.id for u in p.users if u.vtt_role == "gm"}
@@ -396,6 +391,22 @@ class FoundryAdapter(Adapter):
         linked = [tid for tid, tok in world.tokens.items() if tok.actor == actor_id and tok.linked]
         updated = ev.ActorUpdated(id=p.id, actor=actor_id, name=name, stats=stats)
         return [updated, *_damage(p.id, world, linked, stats)]
+
+    events: ClassVar[Mapping[str, InboundEvent[Any]]] = {
+        "snapshot": InboundEvent(Snapshot, _in_snapshot),
+        "updateToken": InboundEvent(UpdateTokenHook, _in_updateToken),
+        "preUpdateToken": InboundEvent(PreUpdateTokenHook, _in_preUpdateToken),
+        "createChatMessage": InboundEvent(CreateChatMessage, _in_createChatMessage),
+        "updateCombat": InboundEvent(UpdateCombat, _in_updateCombat),
+        "combatTurnChange": InboundEvent(CombatTurnChange, _in_combatTurnChange),
+        "deleteCombat": InboundEvent(DeleteCombat, _in_deleteCombat),
+        "createCombatant": InboundEvent(CreateCombatant, _in_createCombatant),
+        "updateCombatant": InboundEvent(UpdateCombatant, _in_updateCombatant),
+        "deleteCombatant": InboundEvent(DeleteCombatant, _in_deleteCombatant),
+        "updateActor": InboundEvent(UpdateActor, _in_updateActor),
+        "answer": InboundEvent(Answer, _in_answer),
+    }
+    """The hooks the module forwards, each read with its model and translated by its method."""
 
     # -- out --------------------------------------------------------------------------------
     def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
@@ -768,3 +779,7 @@ def _turn_index(world: WorldView, token: str | None) -> int | None:
     except Exception:  # a half-built encounter: let the module find the turn
         return None
     return order.index(token) if token in order else None
+
+
+INBOUND: Mapping[str, type[Inbound]] = FoundryAdapter.inbound
+"""The payload model of each hook the module forwards (made from ``FoundryAdapter.events``)."""

@@ -526,22 +526,6 @@ class UpdateActor(_Env):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
-INBOUND: dict[str, type[Inbound]] = {
-    "snapshot": Snapshot,
-    "updateToken": UpdateTokenHook,
-    "preUpdateToken": PreUpdateTokenHook,
-    "createChatMessage": CreateChatMessage,
-    "updateCombat": UpdateCombat,
-    "combatTurnChange": CombatTurnChange,
-    "deleteCombat": DeleteCombat,
-    "createCombatant": CreateCombatant,
-    "updateCombatant": UpdateCombatant,
-    "deleteCombatant": DeleteCombatant,
-    "updateActor": UpdateActor,
-    "answer": Answer,
-}
-
-
 # -- outbound command data (published as JSON Schemas) ------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """The Roll20 adapter: Mod-sandbox event payloads to domain events, effects to Roll20 calls.
 
-Inbound events are the Roll20 event names the Mod script forwards (see :data:`INBOUND`); every
+Inbound events are the Roll20 event names the Mod script forwards (``Roll20Adapter.events``); every
 command out is one sandbox call the Mod makes: ``sendChat``, ``set`` on a graphic,
 ``Campaign.set`` of the turn order (merged there with the live order, see
 :func:`vttbridge.adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod
@@ -49,6 +49,7 @@ from vttbridge.adapters.base import (
     Adapter,
     Command,
     Inbound,
+    InboundEvent,
     TranslationError,
     check_on_canvas,
     scene_extent,
@@ -101,15 +102,6 @@ DAMAGE_STATS = frozenset({HP, "vitality", "wounds"})
 """Bar meanings whose decrease is damage (:class:`vttbridge.sdk.events.DamageDealt`)."""
 _INLINE = re.compile(r"\$\[\[(\d+)\]\]")
 
-INBOUND: dict[str, type[Inbound]] = {
-    "snapshot": Snapshot,
-    "change:graphic": ChangeGraphic,
-    "add:graphic": AddGraphic,
-    "destroy:graphic": DestroyGraphic,
-    "change:campaign:turnorder": ChangeTurnorder,
-    "chat:message": ChatMessageEvent,
-    "change:attribute": ChangeAttribute,
-}
 OUTBOUND: dict[str, type[BaseModel]] = {
     "sendChat": SendChatData,
     "set": SetData,
@@ -247,7 +239,6 @@ class Roll20Adapter(Adapter):
 
     name: ClassVar[str] = "roll20"
     version: ClassVar[str] = "1"
-    inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
     companions: ClassVar[dict[str, str]] = {
         "vttbridge-roll20-relay": ">=0.1.0,<0.2.0",
@@ -262,20 +253,6 @@ class Roll20Adapter(Adapter):
     # =============================================================================================
     # in
     # =============================================================================================
-    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
-        handler = {
-            "snapshot": self._in_snapshot,
-            "change:graphic": self._in_change_graphic,
-            "add:graphic": self._in_add_graphic,
-            "destroy:graphic": self._in_destroy_graphic,
-            "change:campaign:turnorder": self._in_turnorder,
-            "chat:message": self._in_chat,
-            "change:attribute": self._in_attribute,
-        }.get(event)
-        if handler is None:
-            raise TranslationError("unknown_event", f"The Roll20 adapter has no {event!r} event.")
-        return handler(payload, world)  # type: ignore[operator]
-
     # -- snapshot -----------------------------------------------------------------------------
     def _in_snapshot(self, p: Snapshot, world: WorldView) -> list[Event]:
         page = p.page
@@ -619,6 +596,17 @@ class Roll20Adapter(Adapter):
             return []
         return [ev.ActorUpdated(id=p.id, actor=p.obj.characterid, stats=stats)]
 
+    events: ClassVar[Mapping[str, InboundEvent[Any]]] = {
+        "snapshot": InboundEvent(Snapshot, _in_snapshot),
+        "change:graphic": InboundEvent(ChangeGraphic, _in_change_graphic),
+        "add:graphic": InboundEvent(AddGraphic, _in_add_graphic),
+        "destroy:graphic": InboundEvent(DestroyGraphic, _in_destroy_graphic),
+        "change:campaign:turnorder": InboundEvent(ChangeTurnorder, _in_turnorder),
+        "chat:message": InboundEvent(ChatMessageEvent, _in_chat),
+        "change:attribute": InboundEvent(ChangeAttribute, _in_attribute),
+    }
+    """The events the Mod forwards, each read with its model and translated by its method."""
+
     # =============================================================================================
     # out
     # =============================================================================================
@@ -936,3 +924,7 @@ __all__ = [
     "escape_chat",
     "substitute_inline_rolls",
 ]
+
+
+INBOUND: Mapping[str, type[Inbound]] = Roll20Adapter.inbound
+"""The payload model of each event the Mod forwards (made from ``Roll20Adapter.events``)."""
