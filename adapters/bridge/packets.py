@@ -135,6 +135,8 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
         """Binary attachments this packet announced, to be dropped as they arrive."""
         unreadable: str | None = None
         """Why a packet that is not an event could not be read."""
+        packet_type: int | None  # python-socketio's, set by its decode
+        data: Any
 
         def decode(self, encoded_packet: Any) -> int:
             if type(encoded_packet) is not str or 4 * len(encoded_packet) > max_payload:
