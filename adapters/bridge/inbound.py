@@ -7,15 +7,15 @@ from typing import Any
 
 from pydantic import ValidationError
 from vttbridge.adapters.base import Adapter, Inbound
-from vttbridge.adapters.bridge.packets import REFUSED, PacketJson, Refusal, json_error
+from vttbridge.adapters.bridge.packets import REFUSED, PacketJson, json_error
 from vttbridge.adapters.bridge.protocol import ErrorCode, Refused, refused_payload
 
 
 def read_payload(adapter: Adapter, event: str, args: tuple[Any, ...]) -> Inbound:
     """The validated payload of ``event`` (its first argument). Raises :class:`Refused`."""
     payload = args[0] if args else None
-    if event == REFUSED and isinstance(payload, Refusal):  # bad JSON, no name, too large...
-        raise Refused(payload.code, payload.message)
+    if event == REFUSED and isinstance(payload, Refused):  # bad JSON, no name, too large...
+        raise payload
     if isinstance(payload, str):  # relays that send JSON text rather than an object
         try:
             payload = PacketJson.loads(payload)

@@ -185,11 +185,6 @@ def refused_payload(e: ValidationError) -> Refused:
     return Refused(code, f"{path or 'payload'}: {err['msg']}.", path)
 
 
-def validation_ack(e: ValidationError) -> Ack:
-    """The ack of a payload its model refused (see :func:`refused_payload`)."""
-    return refusal_ack(refused_payload(e))
-
-
 def refusal_ack(refusal: Refusal) -> Ack:
     """The ack of an event refused anywhere on its way, from the bridge down to the rules:
     ``{"ok": false, "error": {"code", "message", "path"?}}``."""
