@@ -52,8 +52,9 @@ from vttbridge.adapters.bridge.session import screen
 from vttbridge.adapters.bridge.sockets import client_address, refuse_connect
 from vttbridge.adapters.bridge.worldhost import WorldHost
 from vttbridge.rules.refusal import Refusal
-from vttbridge.sdk.effects import EFFECTS_ADAPTER
-from vttbridge.sdk.events import PromptAnswered
+from vttbridge.sdk.effects import EFFECTS_ADAPTER, Effect
+from vttbridge.sdk.events import Event, PromptAnswered
+from vttbridge.sdk.world import WorldView
 
 if TYPE_CHECKING:
     from vttbridge.adapters.bridge.server import Bridge
@@ -98,11 +99,11 @@ class DashboardClient(Adapter):
     name = "dashboard"
     inbound = {"answer": AnswerIn}
 
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         assert isinstance(payload, AnswerIn)
         return [PromptAnswered(prompt=payload.prompt, option=payload.option)]
 
-    def translate_out(self, effect: Any, world: Any) -> list[Command]:
+    def translate_out(self, effect: Effect, world: WorldView) -> list[Command]:
         return []
 
 
