@@ -6,12 +6,23 @@ A module author writes one :class:`Adapter` subclass per VTT (or per game system
 
     class MyTable(Adapter):
         name = "mytable"                      # socket.io namespace "/mytable"
-        inbound = {"snapshot": MySnapshot, "tokenMoved": MyTokenMoved}
         outbound = {"chat.send": MyChatData}  # optional, for `vttbridge schema`
         declines = frozenset({WatchMoves, ReleaseMove})  # effects this VTT cannot carry out
 
-        def translate_in(self, event, payload, world): ...
+        def _snapshot(self, p: MySnapshot, world: WorldView) -> list[Event]: ...
+        def _moved(self, p: MyTokenMoved, world: WorldView) -> list[Event]: ...
+
+        events = {  # each native event once: its payload model and its translation
+            "snapshot": InboundEvent(MySnapshot, _snapshot),
+            "tokenMoved": InboundEvent(MyTokenMoved, _moved),
+        }
+
         def translate_out(self, effect, world): ...
+
+The table is checked when the class is made (each entry's model is an :class:`Inbound`, the
+method's payload parameter takes it); :attr:`Adapter.inbound`, the models the bridge validates
+payloads with, is made from it, and :meth:`Adapter.translate_in` dispatches through it. (An
+adapter may instead set ``inbound`` itself and override ``translate_in``.)
 
 Every effect (:data:`vttbridge.sdk.effects.Effect`) is either translated or declined: the bridge
 never hands a declined one to ``translate_out`` and does what its fallback says instead (a
@@ -29,16 +40,20 @@ The entry point may name an :class:`Adapter` subclass, an instance, or a zero-ar
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, ClassVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from vttbridge.adapters.companions import check_range
+from vttbridge.rules.refusal import Refusal
 from vttbridge.sdk.checks import close_match
 
 if TYPE_CHECKING:
@@ -72,23 +87,55 @@ class Command(BaseModel):
     options: dict[str, Any] | None = None
 
 
-class TranslationError(Exception):
+P = TypeVar("P", bound=Inbound)
+
+
+@dataclass(frozen=True)
+class InboundEvent(Generic[P]):
+    """One native event an adapter takes, declared once in its :attr:`Adapter.events`: the
+    model its payload is read with, and the method that translates it, ``(adapter, payload,
+    world) -> [domain events]``. Checked when made: a mistake is told when the adapter's
+    module is imported, naming both."""
+
+    model: type[P]
+    translate: Callable[[Any, P, WorldView], list[Event]]
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.model, type) and issubclass(self.model, Inbound)):
+            raise TypeError(f"InboundEvent: {self.model!r} is no model (a subclass of Inbound)")
+        if not callable(self.translate):
+            raise TypeError(f"InboundEvent({self.model.__name__}): {self.translate!r} is no method")
+        takes = _payload_annotation(self.translate)
+        if isinstance(takes, type) and not issubclass(self.model, takes):
+            name = getattr(self.translate, "__qualname__", repr(self.translate))
+            raise TypeError(
+                f"InboundEvent({self.model.__name__}, {name}): {name} translates the "
+                f"{takes.__name__} payload, not {self.model.__name__}"
+            )
+
+
+def _payload_annotation(fn: Callable[..., Any]) -> Any:
+    """The annotation of ``fn``'s payload parameter (its second), resolved; None when it has
+    none or it cannot be resolved here (a name imported for type checking only)."""
+    params = list(inspect.signature(fn).parameters)
+    if len(params) < 2:
+        return None
+    try:
+        return typing.get_type_hints(fn).get(params[1])
+    except Exception:  # an annotation only a type checker can resolve: nothing to check
+        return None
+
+
+class TranslationError(Refusal):
     """A payload that validates but cannot be translated (a token the world does not know, a
     chat message for another scene...). The bridge answers the event with this code and message
     and leaves the world unchanged. ``path`` names the offending field (``"token._id"``)."""
 
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
 
-
-def scene_extent(world: Any, scene_id: str | None) -> tuple[float, float] | None:
+def scene_extent(world: WorldView, scene_id: str | None) -> tuple[float, float] | None:
     """The canvas size (px) of a scene the world knows, or None."""
-    scenes = getattr(world, "scenes", None) or {}
-    scene = scenes.get(scene_id or getattr(world, "active_scene", None)) if scenes else None
-    return getattr(scene, "extent", None)
+    scene = world.scenes.get(scene_id or world.active_scene or "")
+    return scene.extent if scene is not None else None
 
 
 def check_on_canvas(
@@ -121,9 +168,13 @@ class Adapter(ABC):
     is set."""
     namespace: ClassVar[str | None] = None
     version: ClassVar[str] = "0"
+    events: ClassVar[Mapping[str, InboundEvent[Any]]] = {}
+    """Native event name -> its :class:`InboundEvent` (payload model and translation), each
+    declared once. Must include ``"snapshot"``, the full scene a client sends after every
+    (re)connect."""
     inbound: ClassVar[Mapping[str, type[Inbound]]] = {}
-    """Native event name -> payload model. Must include ``"snapshot"``, the full scene a
-    client sends after every (re)connect."""
+    """Native event name -> payload model: made from :attr:`events` (or set by an adapter that
+    overrides :meth:`translate_in` instead)."""
     outbound: ClassVar[Mapping[str, type[BaseModel]]] = {}
     """Command op -> model of its ``data``; used only to publish JSON Schemas."""
     declines: ClassVar[frozenset[type[BaseEffect]]] = frozenset()
@@ -136,15 +187,37 @@ class Adapter(ABC):
     e.g. ``{"mytable-module": ">=1.2.0,<2.0.0"}``. A companion outside it is told so in plain
     words when it connects (:mod:`vttbridge.adapters.companions`)."""
 
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        events = cls.__dict__.get("events")
+        if events is None:
+            return
+        if "inbound" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: declare its events or its inbound models, not both")
+        for event, entry in events.items():
+            if not isinstance(entry, InboundEvent):
+                raise TypeError(
+                    f"{cls.__name__}.events[{event!r}] must be an InboundEvent(model, method), "
+                    f"not {entry!r}"
+                )
+        cls.events = MappingProxyType(dict(events))
+        cls.inbound = MappingProxyType({event: e.model for event, e in events.items()})
+
     @property
     def ns(self) -> str:
         return self.namespace or f"/{self.name}"
 
-    @abstractmethod
     def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
-        """Domain events for one validated native event (often one, possibly none). Raise
-        :class:`TranslationError` for payloads that make no sense in this world. ``world`` is
-        for reading only (:class:`vttbridge.sdk.world.WorldView`)."""
+        """Domain events for one validated native event (often one, possibly none), by the
+        event's entry in :attr:`events`. Raise :class:`TranslationError` for payloads that make
+        no sense in this world. ``world`` is for reading only
+        (:class:`vttbridge.sdk.world.WorldView`)."""
+        entry = self.events.get(event)
+        if entry is None:
+            raise TranslationError(
+                "unknown_event", f"The {self.name} adapter has no {event!r} event."
+            )
+        return entry.translate(self, payload, world)
 
     @abstractmethod
     def translate_out(self, effect: Effect, world: WorldView) -> list[Command]:
@@ -162,6 +235,11 @@ def check_adapter(adapter: Adapter) -> None:
         raise ValueError(f"adapter name {name!r} must match {_NAME.pattern}")
     if not adapter.ns.startswith("/") or adapter.ns == "/":
         raise ValueError(f"adapter {name}: namespace {adapter.ns!r} must be '/<something>'")
+    if type(adapter).translate_in is Adapter.translate_in and not adapter.events:
+        raise ValueError(
+            f"adapter {name}: declare its inbound events (events = {{name: InboundEvent(model, "
+            "method)}}) or override translate_in"
+        )
     if "snapshot" not in adapter.inbound:
         raise ValueError(f"adapter {name}: inbound models must include 'snapshot'")
     for companion, spec in adapter.companions.items():

@@ -25,6 +25,7 @@ from vttbridge.sdk.effects import (
     AdvanceTurn,
     AskPlayer,
     BaseEffect,
+    Effect,
     MovementBudget,
     MoveWatch,
     PostChat,
@@ -54,7 +55,7 @@ def world_from(adapter: Adapter, snapshot: Mapping[str, Any], world_id: str = "t
     return world
 
 
-def effect_samples(world: World) -> list[BaseEffect]:
+def effect_samples(world: World) -> list[Effect]:
     """One effect of every kind, about the world's first token (by id) and whoever answers
     for it, as the rules would send them (a movement budget: after that player's drag)."""
     if not world.tokens:
@@ -63,7 +64,7 @@ def effect_samples(world: World) -> list[BaseEffect]:
     player = world.player_for(token)
     scene = world.tokens[token].scene or world.active_scene
     budget = MoveBudget(speed=25, moved=10, left=15, walk=15, run=65, sneak=None, turn=True)
-    made: dict[type[BaseEffect], Callable[[], BaseEffect]] = {
+    made: dict[type[BaseEffect], Callable[[], Effect]] = {
         PostChat: lambda: PostChat(text="The alarm rings."),
         UpdateToken: lambda: UpdateToken(token=token, cell=Cell(x=2, y=3), animate=False),
         SetInitiative: lambda: SetInitiative(token=token, ic=15),
@@ -100,7 +101,7 @@ def untranslated(adapter: Adapter, world: World) -> dict[str, str]:
         if type(effect) in adapter.declines:
             continue
         try:
-            commands = adapter.translate_out(effect, world)  # type: ignore[arg-type]
+            commands = adapter.translate_out(effect, world)
         except Exception as e:
             out[type(effect).__name__] = f"translate_out raised {type(e).__name__}: {e}"
             continue

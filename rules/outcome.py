@@ -6,23 +6,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from vttbridge.rules.dice import Roll
+from vttbridge.rules.refusal import Refusal
 
 
-class RuleError(Exception):
+class RuleError(Refusal):
     """An illegal request. Raised before any state changes, so the caller's state is untouched.
 
     ``code`` is a stable machine-readable string (``"no_budget"``, ``"out_of_range"``...);
-    ``message`` is a sentence a GM can read in chat.
+    ``message`` is a sentence a GM can read in chat; ``detail`` the figures behind it.
     """
 
     def __init__(self, code: str, message: str, **detail: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.detail = detail
-
-    def __repr__(self) -> str:
-        return f"RuleError({self.code!r}, {self.message!r})"
+        super().__init__(code, message, **detail)
 
 
 class Happened(BaseModel):

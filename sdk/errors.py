@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from vttbridge.rules.refusal import Refusal
 
-class EventRejected(Exception):
+
+class EventRejected(Refusal):
     """An event the world refuses (unknown token, unknown prompt, bad stats...). Raised by
     :meth:`vttbridge.sdk.runtime.WorldRuntime.submit` before anything changed: the world is
     untouched.
@@ -11,22 +13,6 @@ class EventRejected(Exception):
     ``code`` is stable and machine-readable (the bridge puts it in the ack), ``message`` is a
     sentence a GM can read, ``path`` points at the offending field when there is one.
     """
-
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
-
-    def __repr__(self) -> str:
-        return f"EventRejected({self.code!r}, {self.message!r})"
-
-    def as_error(self) -> dict[str, str]:
-        """The wire shape of the error (``{"code", "message", "path"?}``)."""
-        err = {"code": self.code, "message": self.message}
-        if self.path:
-            err["path"] = self.path
-        return err
 
 
 class UsageError(Exception):

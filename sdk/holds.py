@@ -34,6 +34,10 @@ moves it watches, and only those wait. The pieces:
 Scripts that listen to every event (``BaseEvent``) also see this script's internal
 ``HoldCheck`` events (``type="hold_check"``).
 
+Whether a world holds moves is its setting ``hold_moves`` (``!set hold_moves false``; on by
+default, off in a runtime made without the built-ins): an adapter asks that, never this
+script's store.
+
 Limits: a prompt that a later, derived event opens (a script's ``on_enter`` that signals a
 condition) is not waited for; the move is released at the first check without one.
 
@@ -113,8 +117,11 @@ def world_holds(world: Any) -> dict[str, Any]:
 
 def attempt_watches(world: Any) -> list[MoveWatch]:
     """Moves that could set off a watch on the attempt (``data["timing"] == "attempt"``: a
-    Ready declared so), as the client checks them."""
+    Ready declared so), as the client checks them; none while the world's setting
+    ``hold_moves`` is off."""
     out: list[MoveWatch] = []
+    if not world.settings.hold_moves:
+        return out
     for key in sorted(world.watches):
         w = world.watches[key]
         if w.data.get("timing") != "attempt":

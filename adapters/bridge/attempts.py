@@ -69,8 +69,8 @@ class Attempts:
         if bucket is not None and (wait := bucket.wait()):
             return wait, "address"
         bucket = self._worlds.get(world)
-        guessed = bucket is not None and self._guessed.get((who, world), 0.0) > now
-        if guessed and (wait := bucket.wait()):
+        guessed = self._guessed.get((who, world), 0.0) > now
+        if bucket is not None and guessed and (wait := bucket.wait()):
             return wait, "world"
         return 0.0, ""
 
@@ -119,7 +119,7 @@ def _who(address: str) -> str:
     except ValueError:
         return address
     if ip.version == 6:
-        if ip.ipv4_mapped is not None:  # type: ignore[union-attr]
-            return str(ip.ipv4_mapped)  # type: ignore[union-attr]
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)

@@ -3,9 +3,9 @@ HTTP state read, and the watch that closes connections whose key was reset.
 
 A connect's ``auth`` is checked in this order: protocol version, shape, the wrong-key throttle
 (``attempts.py``), world and key (read from the database each time, so a reset applies at
-once), and only then is a sleeping world woken. A refusal is :class:`Refused`; a refused
-connect carries ``{"message": <why, in words>, "data": {"code": <ErrorCode>, "retry_after"?:
-seconds}}``.
+once), and only then is a sleeping world woken. A refusal is :class:`Refused` (the bridge's
+refusal, ``protocol.py``); a refused connect carries ``{"message": <why, in words>, "data":
+{"code": <ErrorCode>, "retry_after"?: seconds}}``.
 """
 
 from __future__ import annotations
@@ -19,46 +19,26 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 from vttbridge.adapters.bridge import keys
 from vttbridge.adapters.bridge.attempts import AttemptLimits, Attempts
+from vttbridge.adapters.bridge.hosted import HostedWorld
 from vttbridge.adapters.bridge.hosting import Hosting, WorldUnavailable
 from vttbridge.adapters.bridge.protocol import (
     PROTOCOL_VERSION,
     SUPPORTED_PROTOCOLS,
     Auth,
     ErrorCode,
+    Refused,
 )
-from vttbridge.adapters.bridge.worldhost import WorldHost
 
 log = logging.getLogger("vttbridge")
 
-
-class Refused(Exception):
-    """A refused connect (or state read): its error code, its message, and for
-    ``too_many_attempts`` the seconds to wait."""
-
-    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
-
-    @property
-    def data(self) -> dict[str, Any]:
-        """The ``data`` of the refused connect."""
-        if self.retry_after is None:
-            return {"code": self.code}
-        return {"code": self.code, "retry_after": self.retry_after}
-
-    @property
-    def refusal(self) -> dict[str, Any]:
-        """The refused connect: ``{message, data}`` (``protocol.RefusedConnect``)."""
-        return {"message": self.message, "data": self.data}
+__all__ = ["Admitted", "Authenticator", "Opened", "Refused"]
 
 
 class Admitted(NamedTuple):
     """A connect :meth:`Authenticator.authenticate` let in."""
 
     auth: Auth
-    host: WorldHost
+    host: HostedWorld
     """The world, woken if it slept."""
     role: str
     """``"gm"`` or ``"observer"``."""
@@ -175,7 +155,7 @@ class Authenticator:
             raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
         return Admitted(a, host, role, verifier)
 
-    async def _wake(self, name: str) -> WorldHost:
+    async def _wake(self, name: str) -> HostedWorld:
         try:
             host = await self.hosting.get(name)
         except WorldUnavailable as e:

@@ -17,7 +17,7 @@ connect to any node; each world is run by one node at a time, its owner.
 - When a forwarded event finds no owner (it died: Redis dropped its subscription) or gets no
   answer in time (it hangs), the asking node tries to take the world itself (the lease lets
   it once the dead owner's lease has expired) and the event waits, sent again until some node
-  owns the world (``RemoteWorld.receive_raw``). A node that takes over a world closes its
+  owns the world (``RemoteWorld.receive``). A node that takes over a world closes its
   own connections' transports, which reconnect with their ``last_seq`` and get each missed
   command once; connections on other nodes stay, and their events reach the new owner.
 
@@ -36,11 +36,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.base import Adapter, Inbound
 from vttbridge.adapters.bridge.inbound import read_payload
 from vttbridge.adapters.bridge.outbox import Message, Outbox, Subscriber
-from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, Refused, ack_error, refusal_ack
 from vttbridge.adapters.bridge.storage import StoreError, hide_password
+from vttbridge.rules.refusal import Refusal
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -223,7 +224,7 @@ class Cluster:
 
     def _requested(self, world: str, req: dict[str, Any]) -> None:
         host = self.hosting.worlds.get(world)
-        op, reply = req.get("op"), req.get("reply")
+        op, reply = req.get("op"), str(req.get("reply") or "")
         if host is None or host.stopped:
             if reply:
                 self._reply(reply, req["id"], _not_here(world))
@@ -247,23 +248,28 @@ class Cluster:
         if adapter is None:  # nodes that differ in their --adapter lists
             self._reply(reply, req["id"], _no_adapter(req.get("adapter")))
             return
-        payload = read_payload(adapter, req["event"], (req["payload"],))
-        if isinstance(payload, dict):
-            self._reply(reply, req["id"], payload)
+        try:
+            payload = read_payload(adapter, req["event"], (req["payload"],))
+        except Refused as r:
+            self._reply(reply, req["id"], refusal_ack(r))
             return
         # Started in the order received: each runs up to the world's lock, which keeps it.
-        task = asyncio.ensure_future(host.receive(adapter, req["event"], payload))
+        task = asyncio.ensure_future(host.receive(adapter, req["event"], payload, req["payload"]))
         self._tasks.add(task)
         task.add_done_callback(lambda t: self._receipt(t, reply, req["id"]))
 
-    def _receipt(self, task: asyncio.Task, reply: str, rid: str) -> None:
+    def _receipt(self, task: asyncio.Task[Ack], reply: str, rid: str) -> None:
+        """The owner's answer to a forwarded event: its ack, or its refusal as the ack."""
         self._tasks.discard(task)
         if task.cancelled():
             return
         exc = task.exception()
-        ack = (
-            task.result() if exc is None else ack_error(ErrorCode.INTERNAL, f"Server error: {exc}")
-        )
+        if exc is None:
+            ack = task.result()
+        elif isinstance(exc, Refusal):
+            ack = refusal_ack(exc)
+        else:
+            ack = refusal_ack(Refused(ErrorCode.INTERNAL, f"Server error: {exc}"))
         self._reply(reply, rid, ack)
 
     def _reply(self, channel: str, rid: str, ack: Ack) -> None:
@@ -411,9 +417,8 @@ class _Linker:
 
 class RemoteWorld:
     """A world another node owns, as this node's VTT connections use it: their events are
-    forwarded to the owner, their commands read here (:class:`RemoteOutbox`)."""
-
-    remote = True
+    forwarded to the owner, their commands read here (:class:`RemoteOutbox`). A
+    :class:`~vttbridge.adapters.bridge.hosted.HostedWorld`, as a local world's host is."""
 
     def __init__(
         self,
@@ -453,8 +458,16 @@ class RemoteWorld:
     def keep_awake(self) -> None:
         pass
 
-    async def receive_raw(self, adapter: Adapter, event: str, payload: Any) -> Ack:
-        """Forward an event (its payload as the client sent it, already screened here).
+    @property
+    def here(self) -> None:
+        """Another node runs this world (see :class:`~vttbridge.adapters.bridge.hosted.
+        HostedWorld`)."""
+        return None
+
+    async def receive(self, adapter: Adapter, event: str, payload: Inbound, sent: Any) -> Ack:
+        """Forward an event: ``sent``, its payload as the client sent it (``payload``, as this
+        node read it, only screened it: the owner reads it itself). Raises the owner's
+        refusal (:class:`Refused`) when it refuses it.
 
         While the world has no owner (it died, it hangs) the event waits here, and is sent
         again until a node takes the world over (this one, if its lease allows: then it is
@@ -468,22 +481,21 @@ class RemoteWorld:
             if self.stopped:  # taken over by this node: run it here
                 host = self._local()
                 if host is not None:
-                    read = read_payload(adapter, event, (payload,))
-                    return (
-                        read if isinstance(read, dict) else await host.receive(adapter, event, read)
-                    )
+                    return await host.receive(adapter, event, payload, sent)
             else:
                 try:
-                    ack = await self.cluster.forward(self.name, adapter, event, payload)
+                    ack = await self.cluster.forward(self.name, adapter, event, sent)
                 except NoOwner as e:
                     self.orphaned = True
                     self._on_orphaned(self)
                     why = str(e)
                 else:
                     self.orphaned = False
+                    if ack.get("ok") is False:
+                        raise Refused.from_error(ack.get("error") or {})
                     return ack
             if loop.time() >= deadline:
-                return ack_error(
+                raise Refused(
                     ErrorCode.WORLD_UNAVAILABLE,
                     f"World {self.name!r} is changing server ({why}); send it again in a moment.",
                 )

@@ -15,21 +15,21 @@ to its ``translate_out``; its fallback runs instead:
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from vttbridge.adapters.base import Adapter, Command
-from vttbridge.sdk.effects import AskPlayer, BaseEffect, PostChat
+from vttbridge.sdk.effects import AskPlayer, Effect, PostChat
+from vttbridge.sdk.world import WorldView
 
 log = logging.getLogger(__name__)
 
 __all__ = ["commands_for", "question_for_the_gm"]
 
 
-def commands_for(adapter: Adapter, effect: BaseEffect, world: Any) -> list[Command]:
+def commands_for(adapter: Adapter, effect: Effect, world: WorldView) -> list[Command]:
     """The native commands that carry out ``effect`` on ``adapter``'s VTT, or its fallback's
     when the adapter declines it (module docstring)."""
     if type(effect) not in adapter.declines:
-        commands = adapter.translate_out(effect, world)  # type: ignore[arg-type]
+        commands = adapter.translate_out(effect, world)
         if commands or not isinstance(effect, AskPlayer):
             return [c if isinstance(c, Command) else Command.model_validate(c) for c in commands]
         log.warning(
@@ -51,7 +51,7 @@ def commands_for(adapter: Adapter, effect: BaseEffect, world: Any) -> list[Comma
     return commands_for(adapter, told, world)
 
 
-def question_for_the_gm(ask: AskPlayer, world: Any) -> PostChat:
+def question_for_the_gm(ask: AskPlayer, world: WorldView) -> PostChat:
     """The chat whisper that puts ``ask`` to the GM when the VTT cannot ask its player."""
     options = " / ".join(ask.options)
     timeout = f" in {ask.timeout:g} s" if ask.timeout else ""
@@ -63,11 +63,10 @@ def question_for_the_gm(ask: AskPlayer, world: Any) -> PostChat:
             ),
             whisper_to="gm",
         )
-    player = world.players.get(ask.player) if world is not None else None
-    who = getattr(player, "name", "") or ask.player
-    about = ""
-    if ask.token is not None and ask.token in getattr(world, "tokens", {}):
-        about = f" about {world.tokens[ask.token].display}"
+    player = world.players.get(ask.player)
+    who = (player.name if player is not None else "") or ask.player
+    token = world.tokens.get(ask.token) if ask.token is not None else None
+    about = f" about {token.display}" if token is not None else ""
     return PostChat(
         text=(
             f"Question {ask.prompt} for {who}{about} (this VTT cannot ask players): "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from vttbridge.sdk import AdvanceTurn, AskPlayer, PostChat, Script, SetInitiative, UpdateToken, rect
 from vttbridge.sdk.testing import WorldHarness
@@ -43,10 +44,8 @@ def _describe(effects: Iterable[object], names: dict[str, str]) -> list[str]:
             case SetInitiative():
                 lines.append(f"  init  {names.get(e.token, e.token)} -> IC {e.ic}")
             case AdvanceTurn():
-                who = names.get(e.token or "", e.token)
-                lines.append(
-                    f"  turn  round {e.round}: {who}" if e.token else "  turn  combat over"
-                )
+                turn = names.get(e.token, e.token) if e.token else None
+                lines.append(f"  turn  round {e.round}: {turn}" if turn else "  turn  combat over")
             case UpdateToken():
                 if e.cell is not None:
                     lines.append(f"  move  {names.get(e.token, e.token)} to {e.cell.x},{e.cell.y}")
@@ -64,7 +63,7 @@ async def play(out: Callable[[str], None] = print) -> WorldHarness:
                 out(line)
 
         await w.scene()
-        cast = [
+        cast: list[tuple[str, str, tuple[int, int], str | None, dict[str, Any]]] = [
             ("dana", "Dana", (2, 8), None, {"initiative": 4, "reflex": 1}),
             ("kevin", "Kevin", (6, 5), KEVIN_PLAYER, {"initiative": 3, "reflex": 5}),
             ("ally", "Ally", (14, 5), None, {"initiative": 1, "reflex": 2}),

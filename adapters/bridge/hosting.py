@@ -19,6 +19,7 @@ from vttbridge.adapters.base import Adapter
 from vttbridge.adapters.bridge import extras
 from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
 from vttbridge.adapters.bridge.config import BridgeConfig
+from vttbridge.adapters.bridge.hosted import HostedWorld
 from vttbridge.adapters.bridge.metrics import Metrics
 from vttbridge.adapters.bridge.process import duration, trim_memory
 from vttbridge.adapters.bridge.storage import (
@@ -60,7 +61,7 @@ class Hosting:
         self.store: Storage | None = None
         self.leases: LeaseKeeper | None = None
         """The leases of the worlds this node hosts (``storage/leases.py``)."""
-        self.on_unloaded: Callable[[WorldHost], Awaitable[None]] | None = None
+        self.on_unloaded: Callable[[HostedWorld], Awaitable[None]] | None = None
         """Called with a world unloaded because this node lost it (its connections are
         closed there)."""
         self.closing = False
@@ -184,7 +185,7 @@ class Hosting:
         if self.cluster is not None:
             await self.cluster.unfollow(remote)
         if self.on_unloaded is not None:
-            await self.on_unloaded(remote)  # type: ignore[arg-type]
+            await self.on_unloaded(remote)
 
     async def _remote(self, name: str) -> RemoteWorld | None:
         """World ``name`` as this node's connections use it while another node owns it."""
@@ -251,10 +252,11 @@ class Hosting:
             lambda t: self._sleeping.pop(name) if self._sleeping.get(name) is t else None
         )
 
-    async def get(self, name: str) -> WorldHost | None:
+    async def get(self, name: str) -> HostedWorld | None:
         """A hosted world, woken if it sleeps; one created (``vttbridge world create``) while
-        we run is loaded on its first use; None if there is no such world. Restarts the
-        world's idle clock. Raises :class:`WorldUnavailable`."""
+        we run is loaded on its first use; in a cluster, the :class:`RemoteWorld` of one another
+        node runs; None if there is no such world. Restarts the world's idle clock. Raises
+        :class:`WorldUnavailable`."""
         host = self.worlds.get(name)
         if host is not None:
             host.keep_awake()
@@ -267,7 +269,7 @@ class Hosting:
             if rec is not None:
                 box = remote.outbox
                 box.acked_seq = max(box.acked_seq, min(rec.acked_seq, box.published))
-            return remote  # type: ignore[return-value]
+            return remote
         assert self.store is not None
         sleeping = self._sleeping.get(name)
         if sleeping is not None:  # being saved: wake it from that snapshot, not before
@@ -289,7 +291,7 @@ class Hosting:
                 raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
             if remote is not None:
                 remote.orphaned = False  # another node has it now
-            return await self._remote(name)  # type: ignore[return-value]
+            return await self._remote(name)
         except Exception as e:
             log.error("World %r could not be loaded: %s", name, e)
             raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e

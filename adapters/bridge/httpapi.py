@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from vttbridge.adapters.bridge import dashboard, install
 from vttbridge.adapters.bridge.auth import Refused
-from vttbridge.adapters.bridge.cluster import RemoteWorld
 from vttbridge.adapters.bridge.hosting import WorldUnavailable
 from vttbridge.adapters.bridge.metrics import CONTENT_TYPE
 from vttbridge.adapters.bridge.protocol import PROTOCOL_VERSION, ErrorCode
@@ -92,17 +91,18 @@ class HttpApi:
             return _error(503, ErrorCode.WORLD_UNAVAILABLE, str(e))
         if host is None:
             return _error(404, ErrorCode.UNKNOWN_WORLD, f"There is no world {name!r}.")
-        if isinstance(host, RemoteWorld):
+        local = host.here
+        if local is None:
             by = await self.bridge.hosting.served_by(name)
             return _error(
                 503,
                 ErrorCode.WORLD_UNAVAILABLE,
                 f"World {name!r} is served by another node{by}; read its state there.",
             )
-        callbacks = host.runtime.callbacks
+        callbacks = local.runtime.callbacks
         while callbacks is not None and callbacks.busy:  # a script changes the world now
             await asyncio.sleep(0.01)
-        return 200, host.state()
+        return 200, local.state()
 
     async def _index(self, request: web.Request) -> web.Response:
         return web.Response(text=self.index_text())

@@ -56,7 +56,7 @@ def scrypt_hash(key: str, *, n: int = _N, r: int = _R, p: int = _P) -> str:
 def needs_rehash(stored: str | None) -> bool:
     """Whether ``stored`` is the slow scrypt form (tens of milliseconds a check: run it off
     the event loop), to be replaced once its key is verified."""
-    return bool(stored) and stored.startswith(_SCRYPT + "$")  # type: ignore[union-attr]
+    return stored is not None and stored.startswith(_SCRYPT + "$")
 
 
 def verify_key(key: str, stored: str | None) -> bool:

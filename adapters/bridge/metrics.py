@@ -19,6 +19,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from vttbridge.adapters.bridge.protocol import Ack
+
 log = logging.getLogger(__name__)
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -74,15 +76,14 @@ class Metrics:
             "vttbridge_connections", "Open connections", ["kind"], registry=reg
         )
 
-    def answered(self, adapter: str, ack: Any, seconds: float) -> None:
+    def answered(self, adapter: str, ack: Ack, seconds: float) -> None:
         if not self.on:
             return
-        ok = isinstance(ack, dict) and ack.get("ok") is True
+        ok = ack.get("ok") is True
         self._events.labels(adapter, "ok" if ok else "refused").inc()
         self._ack.labels(adapter).observe(seconds)
         if not ok:
-            err = ack.get("error") if isinstance(ack, dict) else None
-            code = err.get("code") if isinstance(err, dict) else None
+            code = (ack.get("error") or {}).get("code")
             self._refusals.labels(str(code or "unknown")).inc()
 
     def committed(self, seconds: float, failed: bool) -> None:

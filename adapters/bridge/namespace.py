@@ -1,5 +1,10 @@
 """One adapter's socket.io namespace (``/<adapter name>``): a VTT client's connect, events and
-disconnect, handed to the bridge's :class:`~vttbridge.adapters.bridge.session.Sessions`."""
+disconnect, handed to the bridge's :class:`~vttbridge.adapters.bridge.session.Sessions`.
+
+Refusals are answered here, once: whatever refuses an event on its way (the session, the
+payload's model, the world host, the adapter, the runtime, the rules) raises a
+:class:`~vttbridge.rules.refusal.Refusal`, and the client gets it as the event's ack; a refused
+connect gets it as its ``connect_error``."""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import socketio
 from vttbridge.adapters.base import Adapter
-from vttbridge.adapters.bridge.sockets import client_address, connect_answer
+from vttbridge.adapters.bridge.protocol import Refused, refusal_ack
+from vttbridge.adapters.bridge.sockets import client_address, refuse_connect
+from vttbridge.rules.refusal import Refusal
 
 if TYPE_CHECKING:
     from vttbridge.adapters.bridge.session import Sessions
@@ -29,13 +36,20 @@ class AdapterNamespace(socketio.AsyncNamespace):
         if event == "connect":
             sid, environ, *rest = args
             auth, address = rest[0] if rest else None, client_address(environ)
-            return connect_answer(await self.sessions.connect(self.adapter, sid, auth, address))
+            try:
+                await self.sessions.connect(self.adapter, sid, auth, address)
+            except Refused as r:
+                refuse_connect(r)
+            return True
         if event == "disconnect":
             return await self.sessions.disconnect(args[0], args[1] if len(args) > 1 else "")
         # No await before the world's lock is asked for, so events reach it in arrival order.
         began = time.perf_counter()
-        result = self.sessions.receive(self.adapter, args[0], event, args[1:])
-        if asyncio.iscoroutine(result):
-            result = await result
+        try:
+            result = self.sessions.receive(self.adapter, args[0], event, args[1:])
+            if asyncio.iscoroutine(result):
+                result = await result
+        except Refusal as r:
+            result = refusal_ack(r)
         self.metrics.answered(self.adapter.name, result, time.perf_counter() - began)
         return result

@@ -5,7 +5,7 @@ python-socketio's server, with its packet class (:func:`packet_class`) and
 connection cleanly, with one rate-limited warning line and never a traceback:
 
 - An event packet the bridge refuses before any handler runs becomes the event
-  :data:`REFUSED` whose one argument, a :class:`Refusal`, says why; the namespace answers it
+  :data:`REFUSED` whose one argument, a ``protocol.Refused``, says why; the namespace answers it
   like any other refused event (``{"ok": false, "error": {code, message}}``), after the checks
   every event goes through (connected, GM key, rate). That is: JSON that does not parse
   (``bad_json``; nested more than 200 levels deep included), no name (``[]``, ``{}``,
@@ -38,7 +38,7 @@ import socketio
 from engineio.async_socket import AsyncSocket
 from socketio import packet as sio_packet
 from vttbridge.adapters.bridge.badinput import BadInput
-from vttbridge.adapters.bridge.protocol import ErrorCode, ack_error
+from vttbridge.adapters.bridge.protocol import ErrorCode, Refused, ack_error
 
 REFUSED = "\x00refused"
 """The name an event refused by the packet layer is handled under (no VTT names one so)."""
@@ -53,18 +53,6 @@ KEEP = 1024
 
 JSON_DEPTH = 200
 """Levels of arrays and objects pydantic-core parses (deeper JSON is refused)."""
-
-
-class Refusal:
-    """Why the packet layer refused an event: the ack's code and message."""
-
-    __slots__ = ("code", "message")
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code, self.message = code, message
-
-    def ack(self) -> dict[str, Any]:
-        return ack_error(self.code, self.message)
 
 
 class OversizedText(str):
@@ -123,7 +111,7 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
 
     def refuse(pkt: BridgePacket, code: str, message: str) -> int:
         pkt.packet_type = sio_packet.EVENT
-        pkt.data = [REFUSED, Refusal(code, message)]
+        pkt.data = [REFUSED, Refused(code, message)]
         return 0
 
     class BridgePacket(sio_packet.Packet):
@@ -135,6 +123,8 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
         """Binary attachments this packet announced, to be dropped as they arrive."""
         unreadable: str | None = None
         """Why a packet that is not an event could not be read."""
+        packet_type: int | None  # python-socketio's, set by its decode
+        data: Any
 
         def decode(self, encoded_packet: Any) -> int:
             if type(encoded_packet) is not str or 4 * len(encoded_packet) > max_payload:

@@ -27,7 +27,7 @@ SEPARATOR = 0x1E
 
 def install(sock: AsyncSocket, limit: int) -> None:
     """Read ``sock``'s long-polling POSTs with :func:`handle_post_request`."""
-    sock.handle_post_request = partial(handle_post_request, sock, limit)  # type: ignore[method-assign]
+    sock.handle_post_request = partial(handle_post_request, sock, limit)
 
 
 async def handle_post_request(sock: AsyncSocket, limit: int, environ: dict[str, Any]) -> None:

@@ -26,7 +26,9 @@ async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.Ap
         await runner.cleanup()
         raise
     server = site._server  # aiohttp has no public accessor for the bound port (port 0)
-    return runner, (server.sockets[0].getsockname()[1] if server and server.sockets else port)
+    if isinstance(server, asyncio.Server) and server.sockets:
+        return runner, server.sockets[0].getsockname()[1]
+    return runner, port
 
 
 def announce(host: str, port: int) -> None:

@@ -6,10 +6,12 @@ protocol as a whole.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from vttbridge.rules.numbers import RANGE_ERRORS
+from vttbridge.rules.refusal import Refusal
 
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOLS = frozenset({1})
@@ -137,21 +139,60 @@ class RefusedConnect(BaseModel):
     )
 
 
-def validation_ack(e: ValidationError) -> Ack:
-    """The ack of a payload its model refused: the first error, with the field's path."""
+class Refused(Refusal):
+    """The bridge's own refusal of a connect, a state read or an event (not connected, the
+    observer key, a rate limit, a bad payload, a busy world...). For ``too_many_attempts`` and
+    ``rate_limited`` it says the seconds to wait (``retry_after``); a refused connect carries
+    them, an event's ack does not."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        path: str | None = None,
+        *,
+        retry_after: float | None = None,
+        **detail: Any,
+    ) -> None:
+        super().__init__(code, message, path, **detail)
+        self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
+
+    @classmethod
+    def from_error(cls, error: dict[str, Any]) -> Refused:
+        """The refusal an error of the wire (``{"code", "message", "path"?}``) stands for."""
+        return cls(str(error.get("code")), str(error.get("message")), error.get("path"))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The ``data`` of the refused connect."""
+        if self.retry_after is None:
+            return {"code": self.code}
+        return {"code": self.code, "retry_after": self.retry_after}
+
+    @property
+    def refusal(self) -> dict[str, Any]:
+        """The refused connect: ``{message, data}`` (:class:`RefusedConnect`)."""
+        return {"message": self.message, "data": self.data}
+
+
+def refused_payload(e: ValidationError) -> Refused:
+    """The refusal of a payload its model refused: the first error, with the field's path."""
     err = e.errors(include_url=False, include_context=False, include_input=False)[0]
     path = ".".join(str(p) for p in err["loc"]) or None
     if err["type"] == "missing":
-        return ack_error(ErrorCode.MISSING_FIELD, f"{path} is required.", path)
+        return Refused(ErrorCode.MISSING_FIELD, f"{path} is required.", path)
     code = ErrorCode.OUT_OF_RANGE if err["type"] in RANGE_ERRORS else ErrorCode.WRONG_TYPE
-    return ack_error(code, f"{path or 'payload'}: {err['msg']}.", path)
+    return Refused(code, f"{path or 'payload'}: {err['msg']}.", path)
+
+
+def refusal_ack(refusal: Refusal) -> Ack:
+    """The ack of an event refused anywhere on its way, from the bridge down to the rules:
+    ``{"ok": false, "error": {"code", "message", "path"?}}``."""
+    return {"ok": False, "error": refusal.as_error()}
 
 
 def ack_error(code: str, message: str, path: str | None = None) -> Ack:
-    err: dict[str, Any] = {"code": code, "message": message}
-    if path is not None:
-        err["path"] = path
-    return {"ok": False, "error": err}
+    return refusal_ack(Refusal(code, message, path))
 
 
 ENVELOPE_MODELS: dict[str, type[BaseModel]] = {

@@ -43,6 +43,7 @@ from vttbridge.adapters.base import AdapterRegistry, AdapterSource, Inbound
 from vttbridge.adapters.bridge.admin import create_world
 from vttbridge.adapters.bridge.auth import Admitted, Authenticator, Opened
 from vttbridge.adapters.bridge.config import BridgeConfig, WorldConfig
+from vttbridge.adapters.bridge.hosted import HostedWorld
 from vttbridge.adapters.bridge.hosting import Hosting
 from vttbridge.adapters.bridge.httpapi import KEY_HEADER, HttpApi
 from vttbridge.adapters.bridge.metrics import Metrics
@@ -213,7 +214,7 @@ class Bridge:
         ]
         return opened
 
-    async def _unloaded(self, host: WorldHost) -> None:
+    async def _unloaded(self, host: HostedWorld) -> None:
         """Close the connections of a world this node lost (``Hosting.lost``)."""
         from vttbridge.adapters.bridge.dashboard.feed import NAMESPACE as DASHBOARD
 

@@ -21,21 +21,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from vttbridge.adapters.base import Adapter, Inbound
-from vttbridge.adapters.bridge.auth import Refused
-from vttbridge.adapters.bridge.cluster import RemoteWorld
+from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge.hosted import HostedWorld
 from vttbridge.adapters.bridge.inbound import read_payload
 from vttbridge.adapters.bridge.outbox import Subscriber
-from vttbridge.adapters.bridge.protocol import (
-    Ack,
-    ClientInfo,
-    ErrorCode,
-    ack_error,
-    validation_ack,
-)
+from vttbridge.adapters.bridge.protocol import Ack, ClientInfo, ErrorCode, Refused, refused_payload
 from vttbridge.adapters.bridge.pump import pump
 from vttbridge.adapters.bridge.ratelimit import TokenBucket, WorldBuckets
-from vttbridge.adapters.bridge.worldhost import WorldHost
 from vttbridge.adapters.companions import COMPANION_EVENT, NOTICE_EVENT, log_notice, notice
 
 if TYPE_CHECKING:
@@ -50,7 +42,7 @@ class Session:
 
     sid: str
     adapter: Adapter
-    host: WorldHost
+    host: HostedWorld
     role: str
     client: dict[str, Any]
     bucket: TokenBucket
@@ -69,18 +61,18 @@ class Session:
         return f"{what} client ({c.get('name', '?')} {c.get('version', '')})".replace(" )", ")")
 
 
-def screen(role: str, bucket: TokenBucket, what: str) -> Ack | None:
-    """The ack refusing an event of a connection with ``role`` and ``bucket`` (its rate
-    limit), or None: an observer key may only watch, and a connection only so fast. ``what``
-    names the connection in the message (``"This connection"``)."""
+def screen(role: str, bucket: TokenBucket, what: str) -> None:
+    """Raise :class:`Refused` for an event of a connection with ``role`` and ``bucket`` (its
+    rate limit) that may not be sent: an observer key may only watch, and a connection only
+    so fast. ``what`` names the connection in the message (``"This connection"``)."""
     if role != "gm":
-        return ack_error(ErrorCode.READ_ONLY, f"{what} uses the observer key: it may only watch.")
+        raise Refused(ErrorCode.READ_ONLY, f"{what} uses the observer key: it may only watch.")
     if wait := bucket.take():
-        return ack_error(
+        raise Refused(
             ErrorCode.RATE_LIMITED,
             f"Too many events from {what.lower()} (over {bucket.rate:g}/s); retry in {wait:.2f} s.",
+            retry_after=wait,
         )
-    return None
 
 
 class Sessions(Mapping[str, Session]):
@@ -103,11 +95,9 @@ class Sessions(Mapping[str, Session]):
         return len(self._by_sid)
 
     # -- connect -------------------------------------------------------------------------------
-    async def connect(
-        self, adapter: Adapter, sid: str, auth: Any, address: str = ""
-    ) -> dict[str, Any] | None:
+    async def connect(self, adapter: Adapter, sid: str, auth: Any, address: str = "") -> None:
         """Admit a client from ``address``: a new session, subscribed to its world's
-        commands. Returns None, or the refusal ``{message, data}``."""
+        commands. Raises :class:`Refused` (logged here)."""
         bridge = self.bridge
         try:
             sess = await self._admit(adapter, sid, auth, address)
@@ -119,7 +109,7 @@ class Sessions(Mapping[str, Session]):
                 f" to world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            return r.refusal
+            raise
         self._by_sid[sid] = sess
         host = sess.host
         host.subscribe(sess.subscriber)
@@ -143,7 +133,6 @@ class Sessions(Mapping[str, Session]):
         )
         self.meet(sess, sess.client.get("name", ""), sess.client.get("version", ""))
         bridge.dashboards.changed(host)
-        return None
 
     def meet(self, sess: Session, name: str, version: str) -> dict[str, Any] | None:
         """Versions meet: a companion of a version the adapter does not support is told so in
@@ -162,16 +151,14 @@ class Sessions(Mapping[str, Session]):
         await transport.wait_connected(sess.sid, sess.adapter.ns)
         await transport.emit(sess.sid, sess.adapter.ns, NOTICE_EVENT, told)
 
-    def companion(self, sid: str, args: tuple) -> Ack:
+    def companion(self, sid: str, args: tuple[Any, ...]) -> Ack:
         """The ``companion`` event: a part of the client it learnt the version of after its
         connect (the Roll20 Mod script, heard by the relay): ``{"name", "version"}``."""
-        sess = self._by_sid.get(sid)
-        if sess is None:
-            return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        sess = self.session(sid)
         try:
             part = ClientInfo.model_validate(args[0] if args else None)
         except ValidationError as e:
-            return validation_ack(e)
+            raise refused_payload(e) from None
         told = self.meet(sess, part.name, part.version)
         return {"ok": True, **({"notice": told} if told else {})}
 
@@ -228,45 +215,41 @@ class Sessions(Mapping[str, Session]):
         )
 
     # -- events --------------------------------------------------------------------------------
-    def receive(
-        self, adapter: Adapter, sid: str, event: str, args: tuple
-    ) -> Ack | Coroutine[Any, Any, Ack]:
-        """An inbound event: the ack refusing it, or the coroutine in which its world
-        receives it and which returns its ack. Synchronous up to the world's lock (see
-        ``namespace.py``). The ``companion`` event is the bridge's own (versions meet)."""
-        if event == COMPANION_EVENT:
-            return self.companion(sid, args)
-        screened = self.screen(adapter, sid, event, args)
-        if isinstance(screened, dict):
-            return screened
-        host, payload = screened
-        if isinstance(host, RemoteWorld):  # another node owns it: its ack comes from there
-            return host.receive_raw(adapter, event, args[0])
-        return host.receive(adapter, event, payload)
-
-    def screen(
-        self, adapter: Adapter, sid: str, event: str, args: tuple
-    ) -> Ack | tuple[WorldHost, Inbound]:
-        """The world and the validated payload of an inbound event, or the ack refusing it:
-        not connected, the observer key, over a rate limit, shutting down, a bad payload."""
+    def session(self, sid: str) -> Session:
+        """The session of connection ``sid``; raises :class:`Refused` (``bad_auth``)."""
         sess = self._by_sid.get(sid)
         if sess is None:
-            return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
-        refused = screen(sess.role, sess.bucket, "This connection")
-        if refused is not None:
-            return refused
+            raise Refused(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        return sess
+
+    def receive(
+        self, adapter: Adapter, sid: str, event: str, args: tuple[Any, ...]
+    ) -> Ack | Coroutine[Any, Any, Ack]:
+        """An inbound event: the coroutine in which its world receives it and which returns
+        its ack (the ``companion`` event, the bridge's own, is answered at once). Raises a
+        :class:`~vttbridge.rules.refusal.Refusal`, here or in the coroutine, when it is
+        refused. Synchronous up to the world's lock (see ``namespace.py``)."""
+        if event == COMPANION_EVENT:
+            return self.companion(sid, args)
+        host = self.screen(sid)
+        payload = read_payload(adapter, event, args)
+        return host.receive(adapter, event, payload, args[0])
+
+    def screen(self, sid: str) -> HostedWorld:
+        """The world an event of connection ``sid`` may go to; raises :class:`Refused`: not
+        connected, the observer key, over a rate limit, shutting down."""
+        sess = self.session(sid)
+        screen(sess.role, sess.bucket, "This connection")
         if sess.world_bucket is not None and (wait := sess.world_bucket.take()):
-            return ack_error(
+            raise Refused(
                 ErrorCode.RATE_LIMITED,
                 f"Too many events for world {sess.host.name!r} from all its connections "
                 f"(over {sess.world_bucket.rate:g}/s); retry in {wait:.2f} s.",
+                retry_after=wait,
             )
         if self.bridge.closing:
-            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
-        payload = read_payload(adapter, event, args)
-        if isinstance(payload, dict):
-            return payload
-        return sess.host, payload
+            raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
+        return sess.host
 
     # -- disconnect ----------------------------------------------------------------------------
     async def disconnect(self, sid: str, reason: Any) -> None:

@@ -17,12 +17,13 @@ import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import socketio
 from vttbridge.adapters.bridge import polling, websocket
 from vttbridge.adapters.bridge.config import BridgeConfig
 from vttbridge.adapters.bridge.packets import SocketServer, packet_class
+from vttbridge.adapters.bridge.protocol import Refused
 
 log = logging.getLogger("vttbridge")
 
@@ -56,13 +57,11 @@ def client_address(environ: dict) -> str:
     return environ.get("REMOTE_ADDR", "")
 
 
-def connect_answer(refusal: dict[str, Any] | None) -> bool:
-    """What a namespace's connect handler returns: True, or (raised) the refusal ``{message,
-    data}`` (:attr:`~vttbridge.adapters.bridge.auth.Refused.refusal`), which the client gets as its
+def refuse_connect(refused: Refused) -> NoReturn:
+    """Refuse a connect from a namespace's connect handler: the client gets ``{message,
+    data}`` (:attr:`~vttbridge.adapters.bridge.protocol.Refused.refusal`) as its
     ``connect_error``."""
-    if refusal is None:
-        return True
-    raise socketio.exceptions.ConnectionRefusedError(refusal["message"], refusal["data"])
+    raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.data)
 
 
 class Transport(Protocol):

@@ -5,11 +5,16 @@ quarantine, and its commands (``outbox.py``).
 reads its connection (``docs/architecture.md`` follows it from the socket to the ack)::
 
     accept: dedup, quarantine, queue limit --> the runtime's lock (FIFO: arrival order)
-    run:    adapter.translate_in (against the current world) --> runtime.process
-            --> journal: log rows + commands queued to the world's log --> lock released
+    run:    adapter.translate_in (against the current world) --> runtime.process, whose
+            return value (the event as the world took it, its effects) becomes the log row
+            and the commands queued to the world's log --> lock released
     the store commits (one transaction for every world, once a turn of the loop brings no
     more rows: storage/groupcommit.py), checking the world's lease fence
     settle: ack {"ok": true, "seq"}; the commands are published
+
+A refused event raises a :class:`~vttbridge.rules.refusal.Refusal` (the bridge's, the
+adapter's, the runtime's or the rules'), which the namespace answers; the world is unchanged.
+Events the runtime makes itself (timeouts) reach :meth:`WorldHost._journal` instead.
 
 Nothing waits for the disk while holding the lock: the next event is run while the store
 commits, and only the ack and the commands wait for the commit. So a crash loses only events
@@ -31,15 +36,16 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from vttbridge.adapters.base import Adapter, Inbound, TranslationError
+from vttbridge.adapters.base import Adapter, Inbound
 from vttbridge.adapters.bridge import outbox
 from vttbridge.adapters.bridge.config import WorldConfig
 from vttbridge.adapters.bridge.declined import commands_for
 from vttbridge.adapters.bridge.outbox import Outbox, Subscriber
-from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error, validation_ack
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, Refused, refused_payload
 from vttbridge.adapters.bridge.storage import Lease, NotOwner, Storage
-from vttbridge.sdk.clock import Handle, SystemClock
-from vttbridge.sdk.effects import PostChat
+from vttbridge.rules.refusal import Refusal
+from vttbridge.sdk.clock import Clock, Handle, SystemClock
+from vttbridge.sdk.effects import Effect, PostChat
 from vttbridge.sdk.errors import EventRejected
 from vttbridge.sdk.events import EVENT_ADAPTER, BaseEvent
 from vttbridge.sdk.runtime import WorldRuntime
@@ -56,8 +62,8 @@ class GatedClock:
     Timers armed while gated start when :meth:`open` is called, with whatever time is left.
     """
 
-    def __init__(self, inner: Any = None) -> None:
-        self.inner = inner or SystemClock()
+    def __init__(self, inner: Clock | None = None) -> None:
+        self.inner: Clock = inner or SystemClock()
         self.gated = True
         self._held: list[_HeldTimer] = []
 
@@ -99,10 +105,13 @@ class Job:
     adapter: Adapter
     event: str
     payload: Inbound
-    future: asyncio.Future | None = None
-    """Made when a copy of the event arrives while it is run (the copy waits on this)."""
+    future: asyncio.Future[Ack] | None = None
+    """Made when a copy of the event arrives while it is run (the copy waits on this: its
+    ack, or the refusal raised)."""
     last_seq: int | None = None
     """Seq of the last log row of this job's domain events."""
+    refusal: Refusal | None = None
+    """A part refused after earlier parts were applied: answered once those are committed."""
 
     @property
     def event_id(self) -> str:
@@ -155,11 +164,11 @@ class WorldHost:
         self.replay_divergences = 0
 
         self._waiting = 0  # events accepted and not yet run
-        self._job: Job | None = None
+        self._running: Job | None = None
+        """The job in the runtime now, for the watchdog's thread (quarantine) only."""
         self._seen: OrderedDict[str, int] = OrderedDict()
         self._inflight: dict[str, Job] = {}
-        self._replaying: BaseEvent | None = None
-        self._journaled: list | None = None
+        self._journaled: list[Effect] | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._suspects: dict[str, tuple[str, str, float]] = {}
         """Events a script overran its budget on before the last restart: quarantined."""
@@ -209,7 +218,10 @@ class WorldHost:
         host._seen.update(await store.recent_event_ids(name, config.dedup_window))
         host._suspects = await store.suspects(name)
         runtime.on_overrun = host._mark_suspect
-        host._unsubscribe = [runtime.add_journal(host._journal), runtime.on_effects(host._effects)]
+        host._unsubscribe = [
+            runtime.add_journal(host._journal, processed=False),
+            runtime.on_effects(host._effects),
+        ]
         await runtime.start()
         replayed = await host._replay(base)
         if snap is None or replayed:
@@ -241,18 +253,15 @@ class WorldHost:
                         "World %r: log row %d cannot be read (%s); skipped.", self.name, row.seq, e
                     )
                     continue
-                self._replaying = event
                 try:
                     async with self.runtime.lock:
-                        effects = await self.runtime.process(event)
+                        _, effects = await self.runtime.process(event)
                 except EventRejected as e:
                     self._diverged(row.seq, f"rejected on replay: {e.message}")
                 else:
                     logged = row.body.get("effects", [])
                     if [f.model_dump(mode="json") for f in effects] != logged:
                         self._diverged(row.seq, "different effects on replay")
-                finally:
-                    self._replaying = None
                 count += 1
                 self.events_since_snapshot += 1
 
@@ -319,53 +328,64 @@ class WorldHost:
         self.outbox.wake_all()
 
     # -- inbound -----------------------------------------------------------------------------
-    async def receive(self, adapter: Adapter, event: str, payload: Inbound) -> Ack:
+    @property
+    def waiting(self) -> int:
+        """Events accepted and waiting for the world's lock."""
+        return self._waiting
+
+    @property
+    def here(self) -> WorldHost:
+        """This world's host: this node runs it (see :class:`~vttbridge.adapters.bridge.hosted.
+        HostedWorld`)."""
+        return self
+
+    async def receive(
+        self, adapter: Adapter, event: str, payload: Inbound, sent: Any = None
+    ) -> Ack:
         """An inbound event's whole way through the host: accepted, run in arrival order, and
-        acknowledged once durable.
+        acknowledged once durable. Raises a :class:`~vttbridge.rules.refusal.Refusal` when it
+        is refused (``sent``, the payload as the client sent it, is only for a world another
+        node runs).
 
         No await before the lock is asked for, and the lock serves its waiters in order: events
         from several connections are run in the order they arrived (one connection's events
         already come one at a time, see ``sockets.py``)."""
-        accepted = await self.accept(adapter, event, payload)
-        if isinstance(accepted, dict):
-            return accepted
-        job, ack = accepted
+        job = await self.accept(adapter, event, payload)
+        if not isinstance(job, Job):
+            return job  # a copy of an event already answered
         try:  # acknowledged only once the writer has committed the event's rows
             await self.log.barrier()
         except NotOwner as exc:
-            ack = self.settle(job, ack, exc)
             try:  # name the node that has it now
                 holder = await self.store.owner(self.name)
             except Exception:
                 holder = None
-            if holder is not None and not ack["ok"]:
-                text = ack["error"]["message"]
-                ack["error"]["message"] = text.replace("node;", f"node ({holder.node});")
-            return ack
+            return self.settle(job, exc, holder.node if holder is not None else None)
         except Exception as exc:
-            return self.settle(job, ack, exc)
-        return self.settle(job, ack, None)
+            return self.settle(job, exc)
+        return self.settle(job, None)
 
-    async def accept(self, adapter: Adapter, event: str, payload: Inbound) -> Ack | tuple[Job, Ack]:
-        """Dedup, then run in arrival order. Returns the ack when it needs no commit, else
-        the job and its ack, for :meth:`settle` once the job's rows are committed."""
+    async def accept(self, adapter: Adapter, event: str, payload: Inbound) -> Job | Ack:
+        """Dedup, then run in arrival order. Returns the job, for :meth:`settle` once its rows
+        are committed, or the ack of a copy of an event already answered (which needs no
+        commit). Raises a :class:`~vttbridge.rules.refusal.Refusal`; the world is unchanged."""
         eid = payload.id
         seq = self._seen.get(eid)
         if seq is not None:
             return {"ok": True, "seq": seq, "duplicate": True}
         if eid in self._suspects:
-            return self._quarantined(eid)
+            raise self._quarantined(eid)
         inflight = self._inflight.get(eid)
         if inflight is not None:
             if inflight.future is None:
                 inflight.future = asyncio.get_running_loop().create_future()
             return await _as_duplicate(inflight.future)
         if self.stopped:
-            return ack_error(
+            raise Refused(
                 ErrorCode.SHUTTING_DOWN, f"World {self.name!r} is being saved; send it again."
             )
         if self._waiting >= self.config.queue_limit:
-            return ack_error(
+            raise Refused(
                 ErrorCode.BUSY,
                 f"World {self.name!r} has {self._waiting} events waiting; try again.",
             )
@@ -382,78 +402,92 @@ class WorldHost:
         finally:
             self._waiting -= 1
         try:
-            ack, durable = await self._run(job)
+            await self._run(job)
+        except Refusal as refusal:
+            self._finish(job, refusal=refusal)
+            raise
         except Exception as e:  # a bug of ours: answer, log, keep the world running
             log.exception("World %r: running %s failed", self.name, job.event)
-            ack, durable = ack_error(ErrorCode.INTERNAL, f"Server error: {e}"), False
+            refused = Refused(ErrorCode.INTERNAL, f"Server error: {e}")
+            self._finish(job, refusal=refused)
+            raise refused from e
         finally:
             lock.release()
-        if not durable:
-            self._finish(job, ack)
-            return ack
-        return job, ack
+        return job
 
-    def settle(self, job: Job, ack: Ack, error: BaseException | None) -> Ack:
-        """The ack of a job whose rows were committed (or could not be: ``error``)."""
+    def settle(self, job: Job, error: BaseException | None, holder: str | None = None) -> Ack:
+        """The ack of a job whose rows were committed; raises the refusal when they could not
+        be (``error``; ``holder``: the node that owns the world now) or a part was refused."""
+        refusal: Refusal | None
         if isinstance(error, NotOwner):
-            ack = ack_error(
+            by = f" ({holder})" if holder else ""
+            refusal = Refused(
                 ErrorCode.WORLD_UNAVAILABLE,
-                f"World {self.name!r} is now served by another node; this event was not "
+                f"World {self.name!r} is now served by another node{by}; this event was not "
                 "saved: reconnect and send it again.",
             )
         elif error is not None:
-            ack = ack_error(
+            refusal = Refused(
                 ErrorCode.INTERNAL,
                 f"The server could not save this event ({error}); it was not "
                 "acknowledged, send it again later.",
             )
         else:
             self._remember(job.event_id, job.last_seq or 0)
+            refusal = job.refusal
+        if refusal is not None:
+            self._finish(job, refusal=refusal)
+            raise refusal
+        ack: Ack = {"ok": True, "seq": job.last_seq}
         self._finish(job, ack)
         return ack
 
-    async def _run(self, job: Job) -> tuple[Ack, bool]:
+    async def _run(self, job: Job) -> None:
         """Translate one job and have the runtime process it; the caller holds the runtime's
-        lock. Returns the ack and whether it waits for the commit (anything was logged)."""
-        world = self.runtime.world
+        lock. Each processed part is recorded from what ``process`` returns (its log row, its
+        commands). Raises a :class:`~vttbridge.rules.refusal.Refusal` when nothing was
+        applied; a part refused after others were sets ``job.refusal``."""
         try:
-            events = job.adapter.translate_in(job.event, job.payload, world)
-        except TranslationError as e:
-            return ack_error(e.code, e.message, e.path), False
+            events = job.adapter.translate_in(job.event, job.payload, self.runtime.world)
         except ValidationError as e:  # the adapter built a domain event from bad values
-            return validation_ack(e), False
-        if len(events) > 1:  # all or nothing: every part checked before any is applied
+            raise refused_payload(e) from None
+        count = len(events)
+        if count > 1:  # all or nothing: every part checked before any is applied
             for i, ev in enumerate(events):
                 try:
                     self.runtime.check(ev)
                 except EventRejected as e:
-                    msg = f"{e.message} (part {i + 1} of {len(events)}; none was applied.)"
-                    return ack_error(e.code, msg, e.path), False
-        self._job = job
+                    msg = f"{e.message} (part {i + 1} of {count}; none was applied.)"
+                    raise EventRejected(e.code, msg, e.path) from None
+        self._running = job
         try:
             for i, ev in enumerate(events):
                 if ev.id is None:
                     ev = ev.model_copy(update={"id": job.event_id})
                 try:
-                    await self.runtime.process(ev)
+                    done = await self.runtime.process(ev)
                 except EventRejected as e:
                     if not i:
-                        return ack_error(e.code, e.message, e.path), False
+                        raise
                     # a part that only an earlier part made invalid (the parts were checked
                     # together against the world before): the earlier ones stay, say so
-                    msg = f"{e.message} ({i} of {len(events)} parts of this event were applied.)"
-                    job.last_seq = job.last_seq or self.seq
-                    return ack_error(e.code, msg, e.path), True
+                    msg = f"{e.message} ({i} of {count} parts of this event were applied.)"
+                    job.refusal = EventRejected(e.code, msg, e.path)
+                    break
+                job.last_seq = self._record(done.event, done.effects, job)
         finally:
-            self._job = None
+            self._running = None
         if job.last_seq is None:  # nothing to log (an event the adapter ignores)
             job.last_seq = self.seq
-        return {"ok": True, "seq": job.last_seq}, True
 
-    def _finish(self, job: Job, ack: Ack) -> None:
+    def _finish(self, job: Job, ack: Ack | None = None, *, refusal: Refusal | None = None) -> None:
         self._inflight.pop(job.event_id, None)
-        if job.future is not None and not job.future.done():
-            job.future.set_result(ack)
+        fut = job.future
+        if fut is not None and not fut.done():
+            if refusal is not None:
+                fut.set_exception(refusal)
+            else:
+                fut.set_result(ack or {})
 
     def _remember(self, event_id: str, seq: int) -> None:
         self._seen[event_id] = seq
@@ -466,8 +500,8 @@ class WorldHost:
         mark the event suspect in the database now, so that if it hangs the server for good
         and the server is restarted, the client's re-send is quarantined, not run again. One
         write per overrun, none per normal event."""
-        job = self._job
-        if job is None or self._replaying is not None:
+        job = self._running
+        if job is None:
             return
         where = f"{Path(guard.where[0]).name}:{guard.where[1]}" if guard.where else "a script"
         try:
@@ -481,7 +515,7 @@ class WorldHost:
             self.name, job.event_id, job.event, where,
         )  # fmt: skip
 
-    def _quarantined(self, eid: str) -> Ack:
+    def _quarantined(self, eid: str) -> Refused:
         name, where, _ = self._suspects[eid]
         if eid not in self._told:  # tell the GM once per start, however often it is re-sent
             self._told.add(eid)
@@ -491,23 +525,23 @@ class WorldHost:
                 f"ran past its budget on it ({where}) and the server hung. It is not run again."
             )
             self._commands([PostChat(text=text, whisper_to="gm")])
-        return ack_error(
+        return Refused(
             ErrorCode.QUARANTINED,
             f"Event {eid} hung the server before its restart (a script at {where}); it is "
             "quarantined and never run again.",
         )
 
-    # -- journal: every processed event --------------------------------------------------------
-    def _journal(self, event: BaseEvent, effects: list) -> None:
+    # -- the log: every processed event ----------------------------------------------------
+    def _journal(self, event: BaseEvent, effects: list[Effect]) -> None:
+        """An event the runtime took from its own queue (a timeout, an event a script queued):
+        recorded like the host's own."""
         self._journaled = effects
-        if self._replaying is not None and event is self._replaying:
-            return  # already in the log
+        self._record(event, effects, None)
+
+    def _record(self, event: BaseEvent, effects: list[Effect], job: Job | None) -> int:
+        """Give a processed event its seq, queue its log row and its commands; its seq."""
         self.seq += 1
         seq = self.seq
-        job = self._job
-        from_job = job is not None and event.source == "vtt" and event.id == job.event_id
-        if from_job:
-            job.last_seq = seq
         body = (
             '{"event":'
             + event.model_dump_json()
@@ -515,22 +549,24 @@ class WorldHost:
             + ",".join(f.model_dump_json() for f in effects)
             + "]}"
         )
-        self.log.event(
-            seq, job.event_id if from_job else None, job.event if from_job else event.source, body
-        )
+        if job is not None:
+            self.log.event(seq, job.event_id, job.event, body)
+        else:
+            self.log.event(seq, None, event.source, body)
         self._commands(effects)
         self.events_since_snapshot += 1
         self.last_event_at = time.monotonic()
         if self.events_since_snapshot >= self.config.snapshot_every:
             self._snapshot()  # between two events: a consistent cut at exactly this seq
+        return seq
 
-    def _effects(self, effects: list) -> None:
+    def _effects(self, effects: list[Effect]) -> None:
         """Effects no event explains (a script reloaded, its on_load hook)."""
         if effects is self._journaled:
             return  # the runtime also reports an internal event's effects here
         self._commands(effects)
 
-    def _commands(self, effects: list) -> None:
+    def _commands(self, effects: list[Effect]) -> None:
         """The linked VTT's commands for ``effects``: logged now, sent once committed."""
         adapter = self.adapter
         if not effects:
@@ -583,6 +619,7 @@ class WorldHost:
         return view
 
 
-async def _as_duplicate(fut: asyncio.Future) -> Ack:
-    ack = await asyncio.shield(fut)
-    return dict(ack, duplicate=True) if ack.get("ok") else ack
+async def _as_duplicate(fut: asyncio.Future[Ack]) -> Ack:
+    """The ack of a copy of an event being run: the original's, marked a duplicate; or the
+    original's refusal, raised again."""
+    return dict(await asyncio.shield(fut), duplicate=True)

@@ -13,7 +13,7 @@ Moves a Ready watches on the attempt are held by the module until the Ready reso
 built-in :mod:`vttbridge.sdk.holds` script, which every world loads, decides which and when.
 """
 
-from vttbridge.adapters.foundry.adapter import FLAG, FoundryAdapter, roll_text
-from vttbridge.adapters.foundry.models import INBOUND, OUTBOUND
+from vttbridge.adapters.foundry.adapter import FLAG, INBOUND, FoundryAdapter, roll_text
+from vttbridge.adapters.foundry.models import OUTBOUND
 
 __all__ = ["FLAG", "INBOUND", "OUTBOUND", "FoundryAdapter", "roll_text"]

@@ -1,6 +1,7 @@
 """The Foundry VTT adapter: Foundry hook payloads to domain events, effects to Foundry calls.
 
-Inbound events are the hook names the companion module forwards (see :data:`INBOUND`); every
+Inbound events are the hook names the companion module forwards (``FoundryAdapter.events``);
+every
 command out is one Foundry call the module makes (``ChatMessage.create``, ``Token.update``,
 ``Combatant.update``, ``Combat.update``, ``Combat.delete``, ``Scene.update``, ``Actor.update``,
 ``Actor.toggleStatusEffect``).
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -37,6 +39,7 @@ from vttbridge.adapters.base import (
     Adapter,
     Command,
     Inbound,
+    InboundEvent,
     TranslationError,
     check_on_canvas,
     scene_extent,
@@ -48,11 +51,10 @@ from vttbridge.sdk import effects as fx
 from vttbridge.sdk import events as ev
 from vttbridge.sdk import holds
 from vttbridge.sdk.events import Event
-from vttbridge.sdk.world import WorldView
+from vttbridge.sdk.world import Token, WorldView
 
 from .geometry import foundry_xy, path_legs, region_cells, token_cell
 from .models import (
-    INBOUND,
     OUTBOUND,
     Answer,
     CombatTurnChange,
@@ -103,43 +105,25 @@ def roll_text(roll: FRoll) -> str:
 # -- reading the world ---------------------------------------------------------------------------
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def grid_px(world: Any, scene_id: str | None) -> float:
+def grid_px(world: WorldView, scene_id: str | None) -> float:
     """Pixels per cell of a scene the world knows (its ``grid.pixels``), else Foundry's 100."""
-    scenes = _get(world, "scenes") or {}
-    scene = scenes.get(scene_id or _get(world, "active_scene")) if scenes else None
-    for obj in (scene, _get(scene, "grid"), _get(world, "grid") if scene is None else None):
-        for name in ("pixels", "size"):
-            v = _get(obj, name)
-            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
-                return float(v)
-    return float(DEFAULT_GRID_PX)
+    scene = world.scenes.get(scene_id or world.active_scene or "")
+    px = (scene.grid if scene is not None else world.grid).pixels
+    return float(px) if px is not None and px > 0 else float(DEFAULT_GRID_PX)
 
 
-def _token(world: Any, token_id: str) -> Any:
-    return (_get(world, "tokens") or {}).get(token_id)
-
-
-def _token_size(tok: Any) -> tuple[float, float]:
-    vtt = _get(tok, "vtt") or {}
+def _token_size(tok: Token | None) -> tuple[float, float]:
+    vtt = tok.vtt if tok is not None else {}
     return float(vtt.get("width", 1) or 1), float(vtt.get("height", 1) or 1)
 
 
-def _role(world: Any, user_id: str | None) -> str:
-    player = (_get(world, "players") or {}).get(user_id) if user_id else None
-    return _get(player, "role", "player") or "player"
+def _role(world: WorldView, user_id: str | None) -> str:
+    player = world.players.get(user_id) if user_id else None
+    return player.role if player is not None else "player"
 
 
-def _gm_ids(world: Any) -> list[str]:
-    players = _get(world, "players") or {}
-    return [pid for pid, p in players.items() if _get(p, "role") == "gm"]
+def _gm_ids(world: WorldView) -> list[str]:
+    return [pid for pid, p in world.players.items() if p.role == "gm"]
 
 
 # -- the adapter ---------------------------------------------------------------------------------
@@ -150,19 +134,12 @@ class FoundryAdapter(Adapter):
 
     name: ClassVar[str] = "foundry"
     version: ClassVar[str] = "1"
-    inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
     companions: ClassVar[dict[str, str]] = {"vttbridge-foundry": ">=0.1.0,<0.2.0"}
     """The companion module's versions this bridge supports (``module.json`` ``version``)."""
 
     # -- in ---------------------------------------------------------------------------------
-    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
-        handler = getattr(self, f"_in_{event}", None)
-        if handler is None:
-            raise TranslationError("unknown_event", f"The Foundry adapter has no {event!r} event.")
-        return handler(payload, world)
-
-    def _in_snapshot(self, p: Snapshot, world: Any) -> list[Event]:
+    def _in_snapshot(self, p: Snapshot, world: WorldView) -> list[Event]:
         size = p.scene.grid.size
         gms = {u.id for u in p.users if u.vtt_role == "gm"}
         actors = {a.id: a for a in p.actors}
@@ -217,7 +194,7 @@ class FoundryAdapter(Adapter):
         )
         return [snap]
 
-    def _in_updateToken(self, p: UpdateTokenHook, world: Any) -> list[Event]:
+    def _in_updateToken(self, p: UpdateTokenHook, world: WorldView) -> list[Event]:
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
         out: list[Event] = []
         ch = p.changes
@@ -242,18 +219,18 @@ class FoundryAdapter(Adapter):
             out.append(ev.TokenUpdated(id=p.id, token=p.token.id, **fields))
         return out + damage
 
-    def _in_preUpdateToken(self, p: PreUpdateTokenHook, world: Any) -> list[Event]:
+    def _in_preUpdateToken(self, p: PreUpdateTokenHook, world: WorldView) -> list[Event]:
         """A held move: the attempt, reported before Foundry commits it. The runtime sees the
         move now; the module completes it when the bridge answers (see
         :mod:`vttbridge.sdk.holds`)."""
         if "x" not in p.changes and "y" not in p.changes:
             return []
-        if world is not None and holds.SCRIPT_NAME not in (_get(world, "store") or {}):
+        if not world.settings.hold_moves:
             # nobody would release it: the module lets the move through at once
             raise TranslationError(
                 "not_holding",
-                "This world does not hold moves (the built-in holds script is not loaded); "
-                "the move goes through.",
+                "This world does not hold moves (its setting hold_moves is off); the move "
+                "goes through.",
             )
         size = p.grid.size if p.grid else grid_px(world, p.sceneId)
         move = self._moved(p, world, size, before=None, attempt=True)
@@ -265,9 +242,9 @@ class FoundryAdapter(Adapter):
     def _moved(
         self,
         p: UpdateTokenHook,
-        world: Any,
+        world: WorldView,
         size: float,
-        before: Any,
+        before: Point | None,
         attempt: bool = False,
     ) -> ev.TokenMoved:
         tok = p.token
@@ -275,6 +252,7 @@ class FoundryAdapter(Adapter):
         if extent is not None:
             _on_canvas(extent, p, attempt)
         origin: Point | None = before
+        start: Cell | None
         if attempt:  # ``token`` is the document before the move, ``changes`` the move
             start = token_cell(tok, size)
             end = token_cell(tok, size, p.changes.get("x"), p.changes.get("y"))
@@ -314,10 +292,10 @@ class FoundryAdapter(Adapter):
             climb=climb,
         )
 
-    def _in_answer(self, p: Answer, world: Any) -> list[Event]:
+    def _in_answer(self, p: Answer, world: WorldView) -> list[Event]:
         return [ev.PromptAnswered(id=p.id, prompt=p.prompt, option=p.option, player=p.userId)]
 
-    def _in_createChatMessage(self, p: CreateChatMessage, world: Any) -> list[Event]:
+    def _in_createChatMessage(self, p: CreateChatMessage, world: WorldView) -> list[Event]:
         msg = p.message
         text = strip_html(msg.content)
         if not text and msg.rolls:
@@ -335,7 +313,7 @@ class FoundryAdapter(Adapter):
         # a line starting with "!" becomes a ChatCommand in the runtime
         return [ev.ChatMessage(id=p.id, text=text, **who)]
 
-    def _in_updateCombat(self, p: UpdateCombat, world: Any) -> list[Event]:
+    def _in_updateCombat(self, p: UpdateCombat, world: WorldView) -> list[Event]:
         ch = p.changes
         if "round" not in ch and "turn" not in ch:
             return []
@@ -354,7 +332,7 @@ class FoundryAdapter(Adapter):
             ]
         return _turn_events(p.id, combat, combat.round, combat.current(), prior_round, world)
 
-    def _in_combatTurnChange(self, p: CombatTurnChange, world: Any) -> list[Event]:
+    def _in_combatTurnChange(self, p: CombatTurnChange, world: WorldView) -> list[Event]:
         cur = p.current
         combatant = p.combat.by_id(cur.combatantId)
         if combatant is None and cur.turn is not None:
@@ -370,13 +348,13 @@ class FoundryAdapter(Adapter):
             events[-1] = events[-1].model_copy(update=update)
         return events
 
-    def _in_deleteCombat(self, p: DeleteCombat, world: Any) -> list[Event]:
+    def _in_deleteCombat(self, p: DeleteCombat, world: WorldView) -> list[Event]:
         return [ev.CombatEnded(id=p.id)]
 
-    def _in_createCombatant(self, p: CreateCombatant, world: Any) -> list[Event]:
+    def _in_createCombatant(self, p: CreateCombatant, world: WorldView) -> list[Event]:
         return self._initiative(p.id, p.combatant)
 
-    def _in_updateCombatant(self, p: UpdateCombatant, world: Any) -> list[Event]:
+    def _in_updateCombatant(self, p: UpdateCombatant, world: WorldView) -> list[Event]:
         if "initiative" not in p.changes:
             return []
         return self._initiative(p.id, p.combatant)
@@ -391,13 +369,13 @@ class FoundryAdapter(Adapter):
             )
         return [ev.InitiativeChanged(id=event_id, token=c.tokenId, ic=ic, reason="set in Foundry")]
 
-    def _in_deleteCombatant(self, p: DeleteCombatant, world: Any) -> list[Event]:
+    def _in_deleteCombatant(self, p: DeleteCombatant, world: WorldView) -> list[Event]:
         token = p.combatant.tokenId
-        if not token or _token(world, token) is None:
+        if not token or token not in world.tokens:
             return []  # its token went first (deleteToken already took it out)
         return [ev.CombatantRemoved(id=p.id, token=token)]
 
-    def _in_updateActor(self, p: UpdateActor, world: Any) -> list[Event]:
+    def _in_updateActor(self, p: UpdateActor, world: WorldView) -> list[Event]:
         actor_id, token_id = _actor_target(p)
         if actor_id is None and token_id is None:
             raise TranslationError("missing_field", "updateActor names no actor.", "actorUuid")
@@ -406,17 +384,29 @@ class FoundryAdapter(Adapter):
         if token_id is not None:  # the synthetic actor of an unlinked token
             if not stats:
                 return []
-            updated = ev.TokenUpdated(id=p.id, token=token_id, stats=stats)
-            return [updated, *_damage(p.id, world, [token_id], stats)]
+            token_updated = ev.TokenUpdated(id=p.id, token=token_id, stats=stats)
+            return [token_updated, *_damage(p.id, world, [token_id], stats)]
         if not stats and name is None:
             return []
-        linked = [
-            tid
-            for tid, tok in (_get(world, "tokens") or {}).items()
-            if _get(tok, "actor") == actor_id and _get(tok, "linked", True)
-        ]
+        linked = [tid for tid, tok in world.tokens.items() if tok.actor == actor_id and tok.linked]
         updated = ev.ActorUpdated(id=p.id, actor=actor_id, name=name, stats=stats)
         return [updated, *_damage(p.id, world, linked, stats)]
+
+    events: ClassVar[Mapping[str, InboundEvent[Any]]] = {
+        "snapshot": InboundEvent(Snapshot, _in_snapshot),
+        "updateToken": InboundEvent(UpdateTokenHook, _in_updateToken),
+        "preUpdateToken": InboundEvent(PreUpdateTokenHook, _in_preUpdateToken),
+        "createChatMessage": InboundEvent(CreateChatMessage, _in_createChatMessage),
+        "updateCombat": InboundEvent(UpdateCombat, _in_updateCombat),
+        "combatTurnChange": InboundEvent(CombatTurnChange, _in_combatTurnChange),
+        "deleteCombat": InboundEvent(DeleteCombat, _in_deleteCombat),
+        "createCombatant": InboundEvent(CreateCombatant, _in_createCombatant),
+        "updateCombatant": InboundEvent(UpdateCombatant, _in_updateCombatant),
+        "deleteCombatant": InboundEvent(DeleteCombatant, _in_deleteCombatant),
+        "updateActor": InboundEvent(UpdateActor, _in_updateActor),
+        "answer": InboundEvent(Answer, _in_answer),
+    }
+    """The hooks the module forwards, each read with its model and translated by its method."""
 
     # -- out --------------------------------------------------------------------------------
     def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
@@ -449,7 +439,7 @@ class FoundryAdapter(Adapter):
         text: str,
         whisper_to: str | None,
         speaker: str | None,
-        world: Any,
+        world: WorldView,
         flags: dict[str, Any] | None = None,
         html: str | None = None,
     ) -> Command:
@@ -461,7 +451,7 @@ class FoundryAdapter(Adapter):
         }
         return Command(op="ChatMessage.create", data=data)
 
-    def _ask(self, a: fx.AskPlayer, world: Any) -> Command:
+    def _ask(self, a: fx.AskPlayer, world: WorldView) -> Command:
         """A question for a player: ``User.query`` (v13+: a dialog on the player's screen, which
         closes after the prompt's timeout), with the whisper with answer buttons as the
         fallback the module posts on v11-v12 or when the player cannot be queried."""
@@ -486,7 +476,7 @@ class FoundryAdapter(Adapter):
         }
         return Command(op="User.query", data=data, options={FLAG: {"bridge": True}})
 
-    def _token_update(self, u: fx.UpdateToken, world: Any) -> list[Command]:
+    def _token_update(self, u: fx.UpdateToken, world: WorldView) -> list[Command]:
         data = _token_ref(u.token, world)
         if u.cell is not None:
             data.update(_token_xy(u.token, u.cell, world))
@@ -500,26 +490,25 @@ class FoundryAdapter(Adapter):
         options: dict[str, Any] = {"animate": u.animate, FLAG: {"bridge": True}}
         return [Command(op="Token.update", data=data, options=options)]
 
-    def _budget(self, b: fx.MovementBudget, world: Any) -> list[Command]:
+    def _budget(self, b: fx.MovementBudget, world: WorldView) -> list[Command]:
         """``flags.vttbridge.budget`` on the token: the rules' figures (feet, in the grid's
         units), how they measure a path (``metric``, ``distance`` per cell), or null when
         nothing limits the token any more (the module draws the plain ruler then)."""
-        if _token(world, b.token) is None:
+        if b.token not in world.tokens:
             return []
         value: dict[str, Any] | None = None
         if b.budget is not None:
-            grid = _get(_get(world, "encounter"), "grid")
             value = {
                 **b.budget.model_dump(),
                 "metric": b.metric.value,
-                "distance": float(_get(grid, "distance", 5.0) or 5.0),
+                "distance": float(world.encounter.grid.distance or 5.0),
             }
         data = _token_ref(b.token, world)
         data["flags"] = {FLAG: {"budget": value}}
         options = {"animate": False, FLAG: {"bridge": True, "budget": True}}
         return [Command(op="Token.update", data=data, options=options)]
 
-    def _release(self, r: fx.ReleaseMove, world: Any) -> Command:
+    def _release(self, r: fx.ReleaseMove, world: WorldView) -> Command:
         """The end of a held move: ``options.vttbridge.hold`` names the hold; a module with
         that hold open applies the move it holds (the exact drop position) when ``moved``."""
         data = _token_ref(r.token, world)
@@ -527,8 +516,8 @@ class FoundryAdapter(Adapter):
         options = {"animate": True, FLAG: {"bridge": True, "hold": r.hold, "moved": r.moved}}
         return Command(op="Token.update", data=data, options=options)
 
-    def _watch(self, w: fx.WatchMoves, world: Any) -> list[Command]:
-        scene = w.scene or _get(world, "active_scene")
+    def _watch(self, w: fx.WatchMoves, world: WorldView) -> list[Command]:
+        scene = w.scene or world.active_scene
         watch = {
             "v": 1,
             # levels only where a watch is on some (v14 scene levels)
@@ -541,17 +530,17 @@ class FoundryAdapter(Adapter):
             data["_id"] = scene
         return [Command(op="Scene.update", data=data, options={FLAG: {"bridge": True}})]
 
-    def _actor_update(self, u: fx.UpdateStats, world: Any) -> list[Command]:
+    def _actor_update(self, u: fx.UpdateStats, world: WorldView) -> list[Command]:
         """The rules' changes to a sheet: each stat at the path it was read from, else at the
         table's first plain path; a stat read through ``map``/``modifier`` is left alone."""
-        tok = _token(world, u.token)
-        actor_id = _get(tok, "actor")
+        tok = world.tokens.get(u.token)
+        actor_id = tok.actor if tok is not None else None
         if tok is None or not actor_id:
             log.info("Foundry adapter: token %s has no actor to write %s to", u.token, u.stats)
             return []
-        vtt = _get(tok, "vtt") or {}
-        actor = (_get(world, "actors") or {}).get(actor_id)
-        paths = {**((_get(actor, "vtt") or {}).get("paths") or {}), **(vtt.get("paths") or {})}
+        vtt = tok.vtt
+        actor = world.actors.get(actor_id)
+        paths = {**((actor.vtt if actor else {}).get("paths") or {}), **(vtt.get("paths") or {})}
         table = tables().get(vtt.get("system"))
         update: dict[str, Any] = {}
         for stat, value in u.stats.items():
@@ -564,19 +553,19 @@ class FoundryAdapter(Adapter):
         if not update:
             return []
         data: dict[str, Any] = {"_id": actor_id, "update": update}
-        if not _get(tok, "linked", True):
+        if not tok.linked:
             data["tokenId"] = u.token
-            if _get(tok, "scene"):
-                data["sceneId"] = _get(tok, "scene")
+            if tok.scene:
+                data["sceneId"] = tok.scene
         return [Command(op="Actor.update", data=data, options={FLAG: {"bridge": True}})]
 
-    def _statuses(self, u: fx.UpdateConditions, world: Any) -> list[Command]:
+    def _statuses(self, u: fx.UpdateConditions, world: WorldView) -> list[Command]:
         """The token's conditions as status effects: on for each it is in, off for each it left;
         conditions the table does not map are not shown."""
-        tok = _token(world, u.token)
+        tok = world.tokens.get(u.token)
         if tok is None:
             return []
-        table = tables().get((_get(tok, "vtt") or {}).get("system"))
+        table = tables().get(tok.vtt.get("system"))
         toggles: dict[str, dict[str, Any]] = {}
         for conditions, active in ((u.removed, False), (u.conditions, True)):
             for c in conditions:
@@ -588,15 +577,15 @@ class FoundryAdapter(Adapter):
         if not toggles:
             return []
         data: dict[str, Any] = {"tokenId": u.token, "statuses": list(toggles.values())}
-        if _get(tok, "scene"):
-            data["sceneId"] = _get(tok, "scene")
+        if tok.scene:
+            data["sceneId"] = tok.scene
         return [Command(op="Actor.toggleStatusEffect", data=data, options={FLAG: {"bridge": True}})]
 
     def _set_initiative(self, s: fx.SetInitiative) -> Command:
         data: dict[str, Any] = {"tokenId": s.token, "initiative": s.ic}
         return Command(op="Combatant.update", data=data, options={FLAG: {"bridge": True}})
 
-    def _advance(self, a: fx.AdvanceTurn, world: Any) -> Command:
+    def _advance(self, a: fx.AdvanceTurn, world: WorldView) -> Command:
         if a.round == 0 and a.token is None:
             return Command(op="Combat.delete", data={}, options={FLAG: {"bridge": True}})
         data: dict[str, Any] = {"round": a.round, "tokenId": a.token}
@@ -630,18 +619,19 @@ def _on_canvas(extent: tuple[float, float], p: UpdateTokenHook, attempt: bool) -
         check_on_canvas(extent, w.x, w.y, f"waypoints.{i}.", ("x", "y"))
 
 
-def _token_ref(token: str, world: Any) -> dict[str, Any]:
+def _token_ref(token: str, world: WorldView) -> dict[str, Any]:
     data: dict[str, Any] = {"_id": token}
-    scene = _get(_token(world, token), "scene") or _get(world, "active_scene")
+    tok = world.tokens.get(token)
+    scene = (tok.scene if tok is not None else None) or world.active_scene
     if scene:
         data["sceneId"] = scene
     return data
 
 
-def _token_xy(token: str, cell: Cell, world: Any) -> dict[str, Any]:
-    tok = _token(world, token)
+def _token_xy(token: str, cell: Cell, world: WorldView) -> dict[str, Any]:
+    tok = world.tokens.get(token)
     w, h = _token_size(tok)
-    x, y = foundry_xy(cell, grid_px(world, _get(tok, "scene")), w, h)
+    x, y = foundry_xy(cell, grid_px(world, tok.scene if tok is not None else None), w, h)
     return {"x": _px(x), "y": _px(y)}
 
 
@@ -683,7 +673,7 @@ def _turn_events(
     rnd: int,
     combatant: FCombatant | None,
     prior_round: int | None,
-    world: Any,
+    world: WorldView,
 ) -> list[Event]:
     out: list[Event] = []
     if prior_round is not None and rnd > prior_round:
@@ -706,9 +696,9 @@ def _turn_events(
     return out
 
 
-def _on_scene(world: Any, token: str) -> bool:
+def _on_scene(world: WorldView, token: str) -> bool:
     """Whether the world knows the token (a world that knows no tokens knows nothing yet)."""
-    tokens = _get(world, "tokens")
+    tokens = world.tokens
     return not tokens or token in tokens
 
 
@@ -716,10 +706,12 @@ DAMAGE_STATS = ("vitality", "wounds")
 """Stats whose drop is damage (Spycraft: vitality first, then wound points)."""
 
 
-def _damage(event_id: str, world: Any, tokens: list[str], stats: dict[str, Any]) -> list[Event]:
+def _damage(
+    event_id: str, world: WorldView, tokens: list[str], stats: dict[str, Any]
+) -> list[Event]:
     """A ``DamageDealt`` for each token whose vitality or wounds the update lowered (damage
     applied on the sheet ends a stand off, rule 5). Compared with the world's character."""
-    chars = _get(_get(world, "encounter"), "characters") or {}
+    chars = world.encounter.characters
     out: list[Event] = []
     for tid in tokens:
         ch = chars.get(tid)
@@ -755,21 +747,21 @@ def _actor_target(p: UpdateActor) -> tuple[str | None, str | None]:
     return actor_id, token_id
 
 
-def _speaker(speaker: str | None, world: Any) -> dict[str, Any]:
+def _speaker(speaker: str | None, world: WorldView) -> dict[str, Any]:
     if speaker is None:
         return {"alias": BRIDGE_ALIAS}
-    tok = _token(world, speaker)
+    tok = world.tokens.get(speaker)
     if tok is None:
         return {"alias": speaker}
-    out = {"token": speaker, "alias": _get(tok, "name") or speaker}
-    if _get(tok, "actor"):
-        out["actor"] = _get(tok, "actor")
-    if _get(tok, "scene"):
-        out["scene"] = _get(tok, "scene")
+    out = {"token": speaker, "alias": tok.name or speaker}
+    if tok.actor:
+        out["actor"] = tok.actor
+    if tok.scene:
+        out["scene"] = tok.scene
     return out
 
 
-def _whisper(to: str | None, world: Any) -> list[str]:
+def _whisper(to: str | None, world: WorldView) -> list[str]:
     if to is None:
         return []
     if to == "gm":
@@ -777,14 +769,17 @@ def _whisper(to: str | None, world: Any) -> list[str]:
     return [to]
 
 
-def _turn_index(world: Any, token: str | None) -> int | None:
+def _turn_index(world: WorldView, token: str | None) -> int | None:
     """The token's place in the rules' acting order (the module re-checks it against Foundry's
     own ``combat.turns``)."""
-    enc = _get(world, "encounter")
-    if enc is None or token is None or not hasattr(enc, "order"):
+    if token is None:
         return None
     try:
-        order = enc.order()
+        order = world.encounter.order()
     except Exception:  # a half-built encounter: let the module find the turn
         return None
     return order.index(token) if token in order else None
+
+
+INBOUND: Mapping[str, type[Inbound]] = FoundryAdapter.inbound
+"""The payload model of each hook the module forwards (made from ``FoundryAdapter.events``)."""

@@ -129,7 +129,8 @@ class SimFoundry:
         snap = _snapshot()
         self.tokens = {t["_id"]: t for t in copy.deepcopy(snap["tokens"])}
         self.combatants = {c["tokenId"]: c for c in copy.deepcopy(snap["combat"]["combatants"])}
-        self.round, self.active = 1, KEVIN
+        self.round = 1
+        self.active: str | None = KEVIN
         self.watch: dict[str, Any] = {}
         self.holds: dict[str, dict[str, Any]] = {}
         self.chat: list[str] = []

@@ -299,7 +299,7 @@ def parse_roll(value: Any) -> FRoll:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             raise ValueError(f"roll is not valid JSON: {e.msg}") from None
     if not isinstance(value, dict):
         raise ValueError("roll must be a JSON object or its JSON string")
@@ -524,22 +524,6 @@ class UpdateActor(_Env):
     actor: FActor | None = None
     changes: dict[str, Any] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)
-
-
-INBOUND: dict[str, type[Inbound]] = {
-    "snapshot": Snapshot,
-    "updateToken": UpdateTokenHook,
-    "preUpdateToken": PreUpdateTokenHook,
-    "createChatMessage": CreateChatMessage,
-    "updateCombat": UpdateCombat,
-    "combatTurnChange": CombatTurnChange,
-    "deleteCombat": DeleteCombat,
-    "createCombatant": CreateCombatant,
-    "updateCombatant": UpdateCombatant,
-    "deleteCombatant": DeleteCombatant,
-    "updateActor": UpdateActor,
-    "answer": Answer,
-}
 
 
 # -- outbound command data (published as JSON Schemas) ------------------------------------------

@@ -1,6 +1,6 @@
 """The Roll20 adapter: Mod-sandbox event payloads to domain events, effects to Roll20 calls.
 
-Inbound events are the Roll20 event names the Mod script forwards (see :data:`INBOUND`); every
+Inbound events are the Roll20 event names the Mod script forwards (``Roll20Adapter.events``); every
 command out is one sandbox call the Mod makes: ``sendChat``, ``set`` on a graphic,
 ``Campaign.set`` of the turn order (merged there with the live order, see
 :func:`vttbridge.adapters.roll20.turnorder.merge_turnorder`), plus ``watch`` (which moves the Mod
@@ -40,6 +40,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -48,6 +49,7 @@ from vttbridge.adapters.base import (
     Adapter,
     Command,
     Inbound,
+    InboundEvent,
     TranslationError,
     check_on_canvas,
     scene_extent,
@@ -58,8 +60,8 @@ from vttbridge.rules.geometry import Cell
 from vttbridge.rules.numbers import finite_or_none
 from vttbridge.sdk import effects as fx
 from vttbridge.sdk import events as ev
-from vttbridge.sdk.events import Event
-from vttbridge.sdk.world import WorldView
+from vttbridge.sdk.events import Event, Player
+from vttbridge.sdk.world import Token, WorldView
 
 from .models import (
     BAR_NAMES,
@@ -100,15 +102,6 @@ DAMAGE_STATS = frozenset({HP, "vitality", "wounds"})
 """Bar meanings whose decrease is damage (:class:`vttbridge.sdk.events.DamageDealt`)."""
 _INLINE = re.compile(r"\$\[\[(\d+)\]\]")
 
-INBOUND: dict[str, type[Inbound]] = {
-    "snapshot": Snapshot,
-    "change:graphic": ChangeGraphic,
-    "add:graphic": AddGraphic,
-    "destroy:graphic": DestroyGraphic,
-    "change:campaign:turnorder": ChangeTurnorder,
-    "chat:message": ChatMessageEvent,
-    "change:attribute": ChangeAttribute,
-}
 OUTBOUND: dict[str, type[BaseModel]] = {
     "sendChat": SendChatData,
     "set": SetData,
@@ -137,37 +130,25 @@ def load_markers(extra: str | None = None) -> dict[str, str]:
 # -- reading the world ---------------------------------------------------------------------------
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
+def _token(world: WorldView, token_id: str | None) -> Token | None:
+    return world.tokens.get(token_id) if token_id else None
 
 
-def _token(world: Any, token_id: str | None) -> Any:
-    return (_get(world, "tokens") or {}).get(token_id) if token_id else None
+def _player(world: WorldView, player_id: str | None) -> Player | None:
+    return world.players.get(player_id) if player_id else None
 
 
-def _player(world: Any, player_id: str | None) -> Any:
-    return (_get(world, "players") or {}).get(player_id) if player_id else None
-
-
-def cell_px(world: Any, page: Page | None, page_id: str | None = None) -> float:
-    """Pixels per cell: the event's page, else the scene the world knows (``pixels``, as the
-    Foundry adapter also reads it), else Roll20's default of 70."""
+def cell_px(world: WorldView, page: Page | None, page_id: str | None = None) -> float:
+    """Pixels per cell: the event's page, else the scene the world knows (its grid's
+    ``pixels``, as the Foundry adapter also reads it), else Roll20's default of 70."""
     if page is not None:
         return page.cell_px
-    scenes = _get(world, "scenes") or {}
-    scene = scenes.get(page_id or _get(world, "active_scene")) if scenes else None
-    for obj in (scene, _get(scene, "grid")):
-        v = _get(obj, "pixels")
-        if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
-            return float(v)
-    return 70.0
+    scene = world.scenes.get(page_id or world.active_scene or "")
+    px = scene.grid.pixels if scene is not None else None
+    return float(px) if px is not None and px > 0 else 70.0
 
 
-def _extent(world: Any, page: Page | None, page_id: str | None) -> tuple[float, float] | None:
+def _extent(world: WorldView, page: Page | None, page_id: str | None) -> tuple[float, float] | None:
     """The page's size in px: the event's page, else the scene the world knows."""
     if page is not None:
         return page.extent
@@ -237,14 +218,14 @@ def _bar_stats(obj: Graphic, bars: Bars) -> dict[str, Any]:
 
 
 def _owners(
-    world: Any, controlledby: list[str], players: dict[str, Any] | None = None
+    world: WorldView, controlledby: list[str], players: Mapping[str, Player] | None = None
 ) -> list[str]:
     """Player ids controlling a token; ``all`` means every non-GM player the world knows."""
-    known = players if players is not None else (_get(world, "players") or {})
+    known = players if players is not None else world.players
     out: list[str] = []
     for pid in controlledby:
         if pid == "all":
-            out.extend(p for p, v in known.items() if _get(v, "role", "player") == "player")
+            out.extend(p for p, v in known.items() if v.role == "player")
         else:
             out.append(pid)
     return list(dict.fromkeys(out))
@@ -258,7 +239,6 @@ class Roll20Adapter(Adapter):
 
     name: ClassVar[str] = "roll20"
     version: ClassVar[str] = "1"
-    inbound: ClassVar[dict[str, type[Inbound]]] = INBOUND
     outbound: ClassVar[dict[str, type[BaseModel]]] = OUTBOUND
     companions: ClassVar[dict[str, str]] = {
         "vttbridge-roll20-relay": ">=0.1.0,<0.2.0",
@@ -273,22 +253,8 @@ class Roll20Adapter(Adapter):
     # =============================================================================================
     # in
     # =============================================================================================
-    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
-        handler = {
-            "snapshot": self._in_snapshot,
-            "change:graphic": self._in_change_graphic,
-            "add:graphic": self._in_add_graphic,
-            "destroy:graphic": self._in_destroy_graphic,
-            "change:campaign:turnorder": self._in_turnorder,
-            "chat:message": self._in_chat,
-            "change:attribute": self._in_attribute,
-        }.get(event)
-        if handler is None:
-            raise TranslationError("unknown_event", f"The Roll20 adapter has no {event!r} event.")
-        return handler(payload, world)  # type: ignore[operator]
-
     # -- snapshot -----------------------------------------------------------------------------
-    def _in_snapshot(self, p: Snapshot, world: Any) -> list[Event]:
+    def _in_snapshot(self, p: Snapshot, world: WorldView) -> list[Event]:
         page = p.page
         px = page.cell_px
         players = {
@@ -351,9 +317,9 @@ class Roll20Adapter(Adapter):
         px: float,
         scene: str | None,
         bars: Bars,
-        world: Any,
+        world: WorldView,
         chars: dict[str, CharacterObj] | None = None,
-        players: dict[str, Any] | None = None,
+        players: Mapping[str, Player] | None = None,
         where: str = "obj",
     ) -> ev.TokenData:
         control = g.owners
@@ -361,11 +327,7 @@ class Roll20Adapter(Adapter):
         if not control and char is not None:
             control = [c.strip() for c in char.controlledby.split(",") if c.strip()]
         owners = _owners(world, control, players)
-        gms = {
-            pid
-            for pid, pl in (players or _get(world, "players") or {}).items()
-            if _get(pl, "role") == "gm"
-        }
+        gms = {pid for pid, pl in (players or world.players).items() if pl.role == "gm"}
         owners = [o for o in owners if o not in gms]
         try:
             return ev.TokenData(
@@ -386,11 +348,11 @@ class Roll20Adapter(Adapter):
             raise TranslationError("bad_payload", str(e), where) from None
 
     # -- tokens -------------------------------------------------------------------------------
-    def _other_page(self, g: Graphic, world: Any) -> bool:
-        active = _get(world, "active_scene")
+    def _other_page(self, g: Graphic, world: WorldView) -> bool:
+        active = world.active_scene
         return bool(active and g.pageid and g.pageid != active)
 
-    def _in_add_graphic(self, p: AddGraphic, world: Any) -> list[Event]:
+    def _in_add_graphic(self, p: AddGraphic, world: WorldView) -> list[Event]:
         g = p.obj
         if not g.is_token or self._other_page(g, world) or _token(world, g.id) is not None:
             return []
@@ -398,12 +360,12 @@ class Roll20Adapter(Adapter):
         check_on_canvas(_extent(world, p.page, g.pageid), g.left, g.top, "obj.", ("left", "top"))
         return [ev.TokenCreated(id=p.id, token=self._token_data(g, px, g.pageid, p.bars, world))]
 
-    def _in_destroy_graphic(self, p: DestroyGraphic, world: Any) -> list[Event]:
+    def _in_destroy_graphic(self, p: DestroyGraphic, world: WorldView) -> list[Event]:
         if _token(world, p.obj.id) is None:
             return []
         return [ev.TokenRemoved(id=p.id, token=p.obj.id)]
 
-    def _in_change_graphic(self, p: ChangeGraphic, world: Any) -> list[Event]:
+    def _in_change_graphic(self, p: ChangeGraphic, world: WorldView) -> list[Event]:
         g, prev = p.obj, p.prev
         if self._other_page(g, world):
             return []
@@ -453,7 +415,7 @@ class Roll20Adapter(Adapter):
                 )
         return out
 
-    def _moved(self, p: ChangeGraphic, px: float, world: Any) -> ev.TokenMoved:
+    def _moved(self, p: ChangeGraphic, px: float, world: WorldView) -> ev.TokenMoved:
         g, prev = p.obj, p.prev
         end = _cell(g.left, g.top, px)
         start = _cell(
@@ -483,7 +445,7 @@ class Roll20Adapter(Adapter):
                     path = []  # a straight move: no waypoints to report
         return ev.TokenMoved(id=p.id, token=g.id, to_cell=end, from_cell=start, path=path)
 
-    def _changed_fields(self, p: ChangeGraphic, world: Any) -> dict[str, Any]:
+    def _changed_fields(self, p: ChangeGraphic, world: WorldView) -> dict[str, Any]:
         g, prev = p.obj, p.prev
         fields: dict[str, Any] = {}
         if prev.name is not None and prev.name != g.name:
@@ -494,11 +456,7 @@ class Roll20Adapter(Adapter):
             fields["actor"] = g.represents or None
         if prev.controlledby is not None and prev.controlledby != g.controlledby:
             owners = _owners(world, g.owners)
-            gms = {
-                pid
-                for pid, pl in (_get(world, "players") or {}).items()
-                if _get(pl, "role") == "gm"
-            }
+            gms = {pid for pid, pl in world.players.items() if pl.role == "gm"}
             fields["owners"] = [o for o in owners if o not in gms]
             fields["disposition"] = 1 if fields["owners"] else -1
         stats = {}
@@ -513,7 +471,7 @@ class Roll20Adapter(Adapter):
         return fields
 
     # -- turn order ---------------------------------------------------------------------------
-    def _in_turnorder(self, p: ChangeTurnorder, world: Any) -> list[Event]:
+    def _in_turnorder(self, p: ChangeTurnorder, world: WorldView) -> list[Event]:
         try:
             rows = parse_turnorder(p.obj.turnorder)
         except TurnOrderError as e:
@@ -522,7 +480,7 @@ class Roll20Adapter(Adapter):
             before = parse_turnorder(p.prev.turnorder)
         except TurnOrderError as e:
             raise TranslationError("bad_turnorder", str(e), "prev.turnorder") from None
-        tokens = _get(world, "tokens") or {}
+        tokens = world.tokens
 
         def ours(r: TurnEntry) -> bool:
             return not r.is_custom and (not tokens or r.id in tokens)
@@ -530,8 +488,8 @@ class Roll20Adapter(Adapter):
         now = {r.id: r for r in rows if ours(r)}
         was = {r.id: r for r in before if ours(r)}
         out: list[Event] = []
-        enc = _get(world, "encounter")
-        in_combat = bool(_get(enc, "round", 0))
+        enc = world.encounter
+        in_combat = bool(enc.round)
         if now and not was and not in_combat:
             initiative = {tid: r.ic for tid, r in now.items() if r.ic is not None}
             out.append(ev.CombatStarted(id=p.id, tokens=list(now), initiative=initiative))
@@ -575,7 +533,7 @@ class Roll20Adapter(Adapter):
             and old_cur.ic is not None
             and cur.ic > old_cur.ic
         ):  # no round counter: the count wrapped from low to high
-            new_round = int(_get(enc, "round", 0) or 0) + 1
+            new_round = int(enc.round or 0) + 1
         if new_round is not None:
             out.append(ev.RoundStarted(id=_sub(p.id, out), round=new_round))
         if cur is not None and ours(cur) and (old_cur is None or cur.id != old_cur.id):
@@ -590,14 +548,15 @@ class Roll20Adapter(Adapter):
         return out
 
     # -- chat ---------------------------------------------------------------------------------
-    def _in_chat(self, p: ChatMessageEvent, world: Any) -> list[Event]:
+    def _in_chat(self, p: ChatMessageEvent, world: WorldView) -> list[Event]:
         msg = p.msg
         player = msg.playerid or None
         role = self._role(p, world)
         token = next((s.id for s in msg.selected if s.type == "graphic"), None)
         if token is not None and _token(world, token) is None:
             token = None  # a selected drawing or a token of another page
-        actor = _get(_token(world, token), "actor") if token else None
+        tok = _token(world, token)
+        actor = tok.actor if tok is not None else None
         who: dict[str, Any] = {"token": token, "actor": actor, "player": player, "role": role}
         if msg.type in ("rollresult", "gmrollresult"):
             try:
@@ -623,18 +582,30 @@ class Roll20Adapter(Adapter):
         return [ev.ChatMessage(id=p.id, text=text, **who)]
 
     @staticmethod
-    def _role(p: ChatMessageEvent, world: Any) -> str:
+    def _role(p: ChatMessageEvent, world: WorldView) -> str:
         """GM when the sandbox said so (``playerIsGM``); without that, what the world knows of
         the player. The ``" (GM)"`` suffix of ``who`` is never trusted (a name can hold it)."""
         if p.playerIsGM is not None:
             return "gm" if p.playerIsGM else "player"
-        return _get(_player(world, p.msg.playerid), "role", "player") or "player"
+        player = _player(world, p.msg.playerid)
+        return player.role if player is not None else "player"
 
-    def _in_attribute(self, p: ChangeAttribute, world: Any) -> list[Event]:
+    def _in_attribute(self, p: ChangeAttribute, world: WorldView) -> list[Event]:
         stats = pick_stats({p.obj.name: p.obj.current}, "obj")
         if not stats:
             return []
         return [ev.ActorUpdated(id=p.id, actor=p.obj.characterid, stats=stats)]
+
+    events: ClassVar[Mapping[str, InboundEvent[Any]]] = {
+        "snapshot": InboundEvent(Snapshot, _in_snapshot),
+        "change:graphic": InboundEvent(ChangeGraphic, _in_change_graphic),
+        "add:graphic": InboundEvent(AddGraphic, _in_add_graphic),
+        "destroy:graphic": InboundEvent(DestroyGraphic, _in_destroy_graphic),
+        "change:campaign:turnorder": InboundEvent(ChangeTurnorder, _in_turnorder),
+        "chat:message": InboundEvent(ChatMessageEvent, _in_chat),
+        "change:attribute": InboundEvent(ChangeAttribute, _in_attribute),
+    }
+    """The events the Mod forwards, each read with its model and translated by its method."""
 
     # =============================================================================================
     # out
@@ -666,12 +637,15 @@ class Roll20Adapter(Adapter):
         log.warning("Roll20 adapter: no command for effect %s", type(effect).__name__)
         return []
 
-    def _chat(self, body: str, whisper_to: str | None, speaker: str | None, world: Any) -> Command:
+    def _chat(
+        self, body: str, whisper_to: str | None, speaker: str | None, world: WorldView
+    ) -> Command:
         prefix = ""
         if whisper_to == "gm":
             prefix = "/w gm "
         elif whisper_to is not None:
-            name = _get(_player(world, whisper_to), "name")
+            player = _player(world, whisper_to)
+            name = player.name if player is not None else None
             if name:
                 prefix = f'/w "{name.replace(chr(34), "")}" '
             else:
@@ -687,7 +661,7 @@ class Roll20Adapter(Adapter):
         )
         return Command(op="sendChat", data=data.model_dump())
 
-    def _ask(self, a: fx.AskPlayer, world: Any) -> Command:
+    def _ask(self, a: fx.AskPlayer, world: WorldView) -> Command:
         question = escape_chat(a.question or a.text)
         buttons = " ".join(
             f"[{escape_chat(_label(o, world))}](!answer {a.prompt} {_button_arg(o)})"
@@ -699,12 +673,12 @@ class Roll20Adapter(Adapter):
         body = f"{question}<br>{buttons}{wait}"
         return self._chat(body, a.player, None, world)
 
-    def _set_token(self, u: fx.UpdateToken, world: Any) -> list[Command]:
+    def _set_token(self, u: fx.UpdateToken, world: WorldView) -> list[Command]:
         tok = _token(world, u.token)
         attrs: dict[str, Any] = {}
         cell = None
         if u.cell is not None:
-            px = cell_px(world, None, _get(tok, "scene"))
+            px = cell_px(world, None, tok.scene if tok is not None else None)
             left, top = roll20_xy(u.cell, px / 70.0)
             attrs["left"], attrs["top"] = _px(left), _px(top)
             cell = {"x": u.cell.x, "y": u.cell.y}
@@ -722,12 +696,10 @@ class Roll20Adapter(Adapter):
         data = SetData(id=u.token, attrs=attrs, cell=cell)
         return [Command(op="set", data=data.model_dump(exclude_none=True))]
 
-    def _set_stats(self, u: fx.UpdateStats, world: Any) -> Command:
+    def _set_stats(self, u: fx.UpdateStats, world: WorldView) -> Command:
         """The rules' changes to a token's stats; the Mod writes each to the bar its ``bars``
         setting maps to the stat, else to the character's ``<statPrefix><stat>`` attribute."""
-        data = SetStatsData(
-            token=u.token, character=_get(_token(world, u.token), "actor") or None, stats=u.stats
-        )
+        data = SetStatsData(token=u.token, character=_actor_of(world, u.token), stats=u.stats)
         return Command(op="setStats", data=data.model_dump())
 
     def _markers(self, u: fx.UpdateConditions) -> list[Command]:
@@ -744,38 +716,36 @@ class Roll20Adapter(Adapter):
         data = SetData(id=u.token, markers=MarkerPatch(add=add, remove=remove))
         return [Command(op="set", data=data.model_dump(exclude_none=True))]
 
-    def _set_initiative(self, s: fx.SetInitiative, world: Any) -> Command:
-        page = _get(_token(world, s.token), "scene") or _get(world, "active_scene")
+    def _set_initiative(self, s: fx.SetInitiative, world: WorldView) -> Command:
+        page = _page_of(world, s.token)
         patch = TurnOrderPatch(
             set=[TurnRow(id=s.token, pr=s.ic, pageid=page)], order=_acting_order(world)
         )
         return _campaign_set(patch)
 
-    def _advance(self, a: fx.AdvanceTurn, world: Any) -> Command:
+    def _advance(self, a: fx.AdvanceTurn, world: WorldView) -> Command:
         if a.round == 0 and a.token is None:  # the combat ended: drop the bridge's rows only
-            enc = _get(world, "encounter")
-            ours = set((_get(world, "tokens") or {}).keys()) | set(
-                (_get(enc, "combatants") or {}).keys()
-            )
+            enc = world.encounter
+            ours = set(world.tokens.keys()) | set(enc.combatants.keys())
             return _campaign_set(TurnOrderPatch(remove=sorted(ours)))
         rows = []
         if a.token is not None and a.ic is not None:
-            page = _get(_token(world, a.token), "scene") or _get(world, "active_scene")
+            page = _page_of(world, a.token)
             rows.append(TurnRow(id=a.token, pr=a.ic, pageid=page))
         patch = TurnOrderPatch(
             set=rows, order=_acting_order(world), current=a.token, round=a.round or None
         )
         return _campaign_set(patch)
 
-    def _budget(self, b: fx.MovementBudget, world: Any) -> list[Command]:
+    def _budget(self, b: fx.MovementBudget, world: WorldView) -> list[Command]:
         """After an accepted drag in a fight (``cause`` move), whisper the mover what is left;
         a budget that changed for any other reason (a turn, an action) is not told: Roll20 has
         no ruler to show it on, and the rules' chat already says what an action did."""
         if b.cause != "move" or b.budget is None or not b.budget.turn:
             return []
         tok = _token(world, b.token)
-        name = _get(tok, "name") or b.token
-        units = _get(_get(_get(world, "encounter"), "grid"), "units", "ft") or "ft"
+        name = (tok.name if tok is not None else "") or b.token
+        units = world.encounter.grid.units or "ft"
         text = budget_text(name, b.budget, units)
         chat = self._chat(escape_chat(text), b.player or "gm", None, world)
         data = BudgetData(
@@ -789,34 +759,32 @@ class Roll20Adapter(Adapter):
         )
         return [Command(op="budget", data=data.model_dump())]
 
-    def _watch(self, effect: fx.WatchMoves, world: Any) -> Command:
+    def _watch(self, effect: fx.WatchMoves, world: WorldView) -> Command:
         """The built-in holds script's watch set (``watch_moves``, see
         :mod:`vttbridge.sdk.holds`) as the Mod's ``watch`` command."""
         watches = []
-        for w in _get(effect, "watches", []) or []:
-            cells = _get(w, "cells")
+        for w in effect.watches:
+            cells = w.cells
             watches.append(
                 ModWatch(
                     cells=None if cells is None else [(int(c[0]), int(c[1])) for c in cells],
-                    token=_get(w, "token"),
-                    exclude=_get(w, "exclude"),
+                    token=w.token,
+                    exclude=w.exclude,
                 )
             )
-        data = WatchData(
-            page=_get(effect, "scene"), watches=watches, max_hold_ms=_get(effect, "max_hold_ms")
-        )
+        data = WatchData(page=effect.scene, watches=watches, max_hold_ms=effect.max_hold_ms)
         return Command(op="watch", data=data.model_dump())
 
-    def _release(self, effect: fx.ReleaseMove, world: Any) -> list[Command]:
+    def _release(self, effect: fx.ReleaseMove, world: WorldView) -> list[Command]:
         """End a held move (``release_move``): put the token where the rules left it; the
         Mod restores the move's path when that is where the player dragged it."""
-        cell = _get(effect, "cell")
-        token = _get(effect, "token")
+        cell = effect.cell
+        token = effect.token
         if cell is None or token is None:
             return []
         cmds = self._set_token(fx.UpdateToken(token=token, cell=cell, animate=False), world)
         for c in cmds:
-            c.data["release"] = _get(effect, "hold")
+            c.data["release"] = effect.hold
         return cmds
 
 
@@ -828,13 +796,20 @@ def _campaign_set(patch: TurnOrderPatch) -> Command:
     return Command(op="Campaign.set", data=data.model_dump(exclude_none=True, by_alias=True))
 
 
-def _acting_order(world: Any) -> list[str] | None:
-    enc = _get(world, "encounter")
-    order = getattr(enc, "order", None)
-    if not callable(order):
-        return None
+def _actor_of(world: WorldView, token: str) -> str | None:
+    tok = _token(world, token)
+    return (tok.actor if tok is not None else None) or None
+
+
+def _page_of(world: WorldView, token: str | None) -> str | None:
+    """The page a token is on, else the world's active one."""
+    tok = _token(world, token)
+    return (tok.scene if tok is not None else None) or world.active_scene
+
+
+def _acting_order(world: WorldView) -> list[str] | None:
     try:
-        return list(order())
+        return list(world.encounter.order())
     except Exception as e:  # an encounter mid-change: leave the order as it is
         log.debug("Roll20: no acting order (%s)", e)
         return None
@@ -864,16 +839,15 @@ def budget_text(name: str, b: Any, units: str = "ft") -> str:
     return f"{name}: {', '.join(parts)} this turn."
 
 
-def _speaking_as(speaker: str | None, world: Any) -> str:
+def _speaking_as(speaker: str | None, world: WorldView) -> str:
     if speaker is None:
         return SPEAKER
     tok = _token(world, speaker)
     if tok is None:
         return speaker
-    actor = _get(tok, "actor")
-    if actor:
-        return f"character|{actor}"
-    return _get(tok, "name") or SPEAKER
+    if tok.actor:
+        return f"character|{tok.actor}"
+    return tok.name or SPEAKER
 
 
 _CHAT_ESCAPES = {
@@ -900,9 +874,10 @@ def escape_chat(text: str) -> str:
     return esc.replace("\r\n", "\n").replace("\n", "<br>")
 
 
-def _label(option: str, world: Any) -> str:
+def _label(option: str, world: WorldView) -> str:
     """A button's label: the token's name when the option is a token id."""
-    return _get(_token(world, option), "name") or option
+    tok = _token(world, option)
+    return (tok.name if tok is not None else "") or option
 
 
 def _button_arg(option: str) -> str:
@@ -949,3 +924,7 @@ __all__ = [
     "escape_chat",
     "substitute_inline_rolls",
 ]
+
+
+INBOUND: Mapping[str, type[Inbound]] = Roll20Adapter.inbound
+"""The payload model of each event the Mod forwards (made from ``Roll20Adapter.events``)."""

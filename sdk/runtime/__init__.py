@@ -9,7 +9,7 @@ Public interface (the socket bridge builds on exactly this)::
     rt.on_effects(lambda effects: ...)                         # effects no submit asked for
     effects = await rt.submit(TokenMoved(token="t1", to_cell=Cell(x=3, y=4)))
     async with rt.lock:                                        # a host that orders its own
-        effects = await rt.process(event)                      # events: no hand-off
+        event, effects = await rt.process(event)               # events: no hand-off
     data = rt.snapshot(); rt2 = WorldRuntime.restore("world-1", data)
     await rt.stop()
 
@@ -85,6 +85,7 @@ from vttbridge.sdk.runtime.pipeline import (
     EffectsCallback,
     JournalCallback,
     Pipeline,
+    Processed,
 )
 from vttbridge.sdk.runtime.registry import Registry
 from vttbridge.sdk.runtime.scripts import Loaded, ScriptLoader, builtin_scripts
@@ -114,6 +115,7 @@ __all__ = [
     "EffectsCallback",
     "EventRejected",
     "JournalCallback",
+    "Processed",
     "WorldRuntime",
     "match_option",
     "parse_event",
@@ -149,7 +151,8 @@ class WorldRuntime:
         also loads the ``vttbridge.scripts`` entry point group; a host of many worlds passes
         what :func:`vttbridge.sdk.loader.entry_point_sources` found once instead (a scan reads
         every installed package's metadata). ``builtins=False`` leaves out the built-in rule
-        handlers. ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
+        handlers (and turns the setting ``hold_moves`` off: no holds script would release a
+        held move). ``clock`` drives prompt and ``wait_for`` timeouts (tests pass a
         :class:`vttbridge.sdk.clock.ManualClock`); ``index`` is the trigger index class
         (``ScanIndex`` is the naive baseline). ``callback_thread=True`` runs the scripts'
         plain callbacks off the event loop, in a thread of this world's
@@ -162,6 +165,8 @@ class WorldRuntime:
             self.world.encounter.grid.metric = options.diagonal_metric
         if settings is not None:
             self.world.settings = settings
+        if not builtins:
+            self.world.settings.hold_moves = False
         self.roller: Roller = roller or Roller()
         self.clock: Clock = clock or SystemClock()
         self.reload_interval = reload_interval
@@ -291,16 +296,18 @@ class WorldRuntime:
         untouched) for bad input: invalid payload, unknown token, unknown prompt..."""
         return await self._consumer.submit(parse_event(event))
 
-    async def process(self, event: Event | BaseEvent | Mapping[str, Any]) -> list[Effect]:
+    async def process(self, event: Event | BaseEvent | Mapping[str, Any]) -> Processed:
         """Process ``event`` now, in the calling task, which must hold :attr:`lock`: the
         same step, journal and effects as :meth:`submit`, without the hand-off to the
         consumer task. For a host that already orders its events (the socket bridge takes
-        the lock in arrival order). Raises :class:`EventRejected` (world untouched)."""
+        the lock in arrival order). Returns the event as the world took it and its effects
+        (:class:`Processed`): what the host records of it. Raises :class:`EventRejected`
+        (world untouched)."""
         if not self._lock.locked():
             raise RuntimeError("process() needs the runtime's lock: async with rt.lock: ...")
         if not self._consumer.open:
             raise RuntimeError(f"world {self.world_id} is not running; await start() first")
-        return await self._pipeline.handle(parse_event(event))
+        return await self._pipeline.handle(parse_event(event), queued=False)
 
     def check(self, event: Event | BaseEvent | Mapping[str, Any]) -> None:
         """Raise :class:`EventRejected` if :meth:`process` would refuse ``event`` now; change
@@ -317,12 +324,16 @@ class WorldRuntime:
         """The journal's subscribers (see :meth:`add_journal`)."""
         return self._pipeline.journal
 
-    def add_journal(self, callback: JournalCallback) -> Callable[[], None]:
+    def add_journal(
+        self, callback: JournalCallback, *, processed: bool = True
+    ) -> Callable[[], None]:
         """Call ``callback(event, effects)`` after every processed event (also those the
         runtime makes itself: prompt timeouts, ``wait_for`` timeouts), awaited when async,
         before the next event is taken. Rejected events are not journaled (they changed
-        nothing). Returns an unsubscribe."""
-        return self._pipeline.add_journal(callback)
+        nothing). With ``processed=False``, not the events a host ran itself with
+        :meth:`process` (it has their effects from its return value): only those the runtime
+        took from its queue. Returns an unsubscribe."""
+        return self._pipeline.add_journal(callback, processed=processed)
 
     def on_effects(self, callback: EffectsCallback) -> Callable[[], None]:
         """Call ``callback(effects)`` for effects produced by no submit (timers, script

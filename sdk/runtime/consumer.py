@@ -12,11 +12,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vttbridge.sdk.effects import Effect
 from vttbridge.sdk.errors import EventRejected
 from vttbridge.sdk.events import BaseEvent
+
+if TYPE_CHECKING:
+    from vttbridge.sdk.runtime.pipeline import Processed
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +31,7 @@ Item = tuple[BaseEvent | Job, "asyncio.Future[Any] | None"]
 class Processor(Protocol):
     """What the consumer hands each item to (:class:`vttbridge.sdk.runtime.pipeline.Pipeline`)."""
 
-    async def handle(self, event: BaseEvent) -> list[Effect]:
+    async def handle(self, event: BaseEvent) -> Processed:
         """Process one event as a step; raises :class:`EventRejected` (nothing changed)."""
         ...
 
@@ -129,7 +132,7 @@ class Consumer:
                     await processor.run_job(item, fut)
                     continue
                 try:
-                    effects = await processor.handle(item)
+                    effects = (await processor.handle(item)).effects
                 except EventRejected as e:
                     if fut is not None and not fut.done():
                         fut.set_exception(e)

@@ -10,7 +10,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from vttbridge.sdk.effects import Effect, PostChat
 from vttbridge.sdk.events import BaseEvent, Event, TokenMoved
@@ -31,6 +31,14 @@ MAX_DERIVED = 1000  # derived events per step: a script that re-triggers itself 
 JournalCallback = Callable[[Event, list[Effect]], Awaitable[None] | None]
 """``callback(event, effects)``: sync or async; the consumer awaits it before the next event."""
 EffectsCallback = Callable[[list[Effect]], Awaitable[None] | None]
+
+
+class Processed(NamedTuple):
+    """One processed event: the event as the world took it (what the adapter left out filled
+    in, ``normalize``) and the effects of its step, in order."""
+
+    event: BaseEvent
+    effects: list[Effect]
 
 
 class Pipeline:
@@ -56,19 +64,27 @@ class Pipeline:
         self._outcomes = outcomes
         # replaced, never changed in place: a step's loop over them needs no copy
         self._journal: list[JournalCallback] = []
+        self._queued_journal: list[JournalCallback] = []
+        """Told only of the events taken from the world's queue (not those of ``process``)."""
         self._effect_subs: list[EffectsCallback] = []
 
     # -- subscribers -------------------------------------------------------------------------
     @property
     def journal(self) -> tuple[JournalCallback, ...]:
-        """Who is called after every processed event."""
-        return tuple(self._journal)
+        """Who is called after processed events."""
+        return (*self._journal, *self._queued_journal)
 
-    def add_journal(self, callback: JournalCallback) -> Callable[[], None]:
-        self._journal = [*self._journal, callback]
+    def add_journal(
+        self, callback: JournalCallback, *, processed: bool = True
+    ) -> Callable[[], None]:
+        if processed:
+            self._journal = [*self._journal, callback]
+        else:
+            self._queued_journal = [*self._queued_journal, callback]
 
         def unsubscribe() -> None:
             self._journal = _without(self._journal, callback)
+            self._queued_journal = _without(self._queued_journal, callback)
 
         return unsubscribe
 
@@ -81,9 +97,11 @@ class Pipeline:
         return unsubscribe
 
     # -- steps -------------------------------------------------------------------------------
-    async def handle(self, event: BaseEvent) -> list[Effect]:
-        """One step, then the journal. The caller holds the lock. Raises
-        :class:`vttbridge.sdk.errors.EventRejected` before anything changed."""
+    async def handle(self, event: BaseEvent, *, queued: bool = True) -> Processed:
+        """One step, then the journal. The caller holds the lock. ``queued``: the event was
+        taken from the world's queue (else a host runs it with ``process`` and learns of it
+        from the return value). Raises :class:`vttbridge.sdk.errors.EventRejected` before
+        anything changed."""
         w = self._world
         validate(w, event)
         event = normalize(w, event)
@@ -108,7 +126,10 @@ class Pipeline:
         effects: list[Effect] = step.effects  # type: ignore[assignment]
         for cb in self._journal:  # replaced on (un)subscribe, so safe to iterate
             await _call_quietly(cb, event, effects)
-        return effects
+        if queued:
+            for cb in self._queued_journal:
+                await _call_quietly(cb, event, effects)
+        return Processed(event, effects)
 
     async def run_job(self, job: Job, fut: asyncio.Future[Any] | None) -> None:
         """Run ``job`` as a step; its result (or error) settles ``fut``, its effects go to

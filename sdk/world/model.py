@@ -45,6 +45,11 @@ class WorldSettings(BaseModel):
     ``before_move`` judge: Fallout: Equestria's budget)."""
     revert_over_budget: bool = True
     """Move a token back when the movement rules refuse a VTT move (else only tell the GM)."""
+    hold_moves: bool = True
+    """Hold a drag in the VTT, where it can, while a Ready watching the attempt resolves (the
+    built-in holds script, :mod:`vttbridge.sdk.holds`). Off: no move is held (the VTT's client
+    is sent an empty watch set, an adapter refuses a held move with ``not_holding``) and such a
+    Ready fires on the completed move."""
     script_budget: float = Field(2.0, gt=0, le=60)
     """Seconds a script callback may run before it is stopped and reported (see
     :mod:`vttbridge.sdk.watchdog` for plain callbacks)."""

@@ -7,7 +7,17 @@ from typing import Any, ClassVar
 
 import pytest
 import vttbridge.adapters.base as base
-from vttbridge.adapters.base import Adapter, AdapterRegistry, Inbound
+from vttbridge.adapters.base import (
+    Adapter,
+    AdapterRegistry,
+    Command,
+    Inbound,
+    InboundEvent,
+    TranslationError,
+)
+from vttbridge.rules.geometry import Cell
+from vttbridge.sdk.events import Event, SceneSnapshot, TokenMoved
+from vttbridge.sdk.world import World, WorldView
 
 from tests.bridge.minitable import MiniTable
 
@@ -84,3 +94,56 @@ def test_adapter_contract_is_abstract():
 
     with pytest.raises(TypeError):
         Half()  # type: ignore[abstract]
+
+
+class Moved(Inbound):
+    token: str
+
+
+class Tabled(Adapter):
+    """An adapter whose inbound events are one table: model and translation each."""
+
+    name = "tabled"
+
+    def _snapshot(self, p: Inbound, world: WorldView) -> list[Event]:
+        return [SceneSnapshot(id=p.id)]
+
+    def _moved(self, p: Moved, world: WorldView) -> list[Event]:
+        return [TokenMoved(id=p.id, token=p.token, to_cell=Cell(x=1, y=0))]
+
+    events = {
+        "snapshot": InboundEvent(Inbound, _snapshot),
+        "tokenMoved": InboundEvent(Moved, _moved),
+    }
+
+    def translate_out(self, effect: Any, world: WorldView) -> list[Command]:
+        return []
+
+
+def test_inbound_events_are_one_table():
+    adapter = Tabled()
+    assert dict(adapter.inbound) == {"snapshot": Inbound, "tokenMoved": Moved}
+    AdapterRegistry().register(adapter)  # servable
+    world = World(id="w")
+    (moved,) = adapter.translate_in("tokenMoved", Moved(id="e1", token="kev"), world)
+    assert isinstance(moved, TokenMoved) and moved.token == "kev"
+    with pytest.raises(TranslationError) as e:
+        adapter.translate_in("tokenDeleted", Inbound(id="e2"), world)
+    assert e.value.code == "unknown_event"
+
+
+def test_a_wrong_inbound_table_is_told_when_the_class_is_made():
+    with pytest.raises(TypeError, match=r"_moved translates the Moved payload, not Inbound"):
+        InboundEvent(Inbound, Tabled._moved)
+    with pytest.raises(TypeError, match="no model"):
+        InboundEvent(dict, Tabled._moved)  # type: ignore[type-var]
+    with pytest.raises(TypeError, match=r"events\['snapshot'\] must be an InboundEvent"):
+        type("Loose", (Tabled,), {"events": {"snapshot": Inbound}})
+    with pytest.raises(TypeError, match="not both"):
+        type("Both", (Tabled,), {"events": Tabled.events, "inbound": {"snapshot": Inbound}})
+
+
+def test_an_adapter_without_events_or_translate_in_is_refused():
+    bare = type("Bare", (Adapter,), {"name": "bare", "translate_out": Tabled.translate_out})
+    with pytest.raises(ValueError, match="declare its inbound events"):
+        AdapterRegistry().register(bare)

@@ -44,7 +44,7 @@ async def test_quiet_without_an_attempt_ready():
         await w.chat("!ready shoot --when door", token="kev")  # on completion
         await w.move("gary", (5, 1))
         assert not w.of(WatchMoves, w.effects) and not w.of(ReleaseMove, w.effects)
-        assert SCRIPT_NAME in w.world.store  # it runs, and says so to the adapters
+        assert SCRIPT_NAME in w.world.store  # it runs
     finally:
         await w.__aexit__(None, None, None)
 
@@ -54,6 +54,7 @@ async def test_not_loaded_without_builtins():
         await w.token("kev", "Kevin", (0, 0))
         await w.move("kev", (1, 0))
         assert SCRIPT_NAME not in w.world.store
+        assert not w.world.settings.hold_moves  # nobody would release a held move
 
 
 async def test_watch_set_hold_and_release():

@@ -36,8 +36,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import socketio
 from pydantic import BaseModel, Field, ValidationError
 from vttbridge.adapters.base import Adapter, Command, Inbound
-from vttbridge.adapters.bridge.auth import Refused
-from vttbridge.adapters.bridge.cluster import RemoteWorld
 from vttbridge.adapters.bridge.dashboard.view import (
     ClientView,
     DashboardView,
@@ -46,14 +44,17 @@ from vttbridge.adapters.bridge.dashboard.view import (
     build_view,
     log_lines,
 )
+from vttbridge.adapters.bridge.hosted import HostedWorld
 from vttbridge.adapters.bridge.inbound import read_payload
-from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, ack_error
+from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, Refused, refusal_ack
 from vttbridge.adapters.bridge.ratelimit import TokenBucket
 from vttbridge.adapters.bridge.session import screen
-from vttbridge.adapters.bridge.sockets import client_address, connect_answer
+from vttbridge.adapters.bridge.sockets import client_address, refuse_connect
 from vttbridge.adapters.bridge.worldhost import WorldHost
-from vttbridge.sdk.effects import EFFECTS_ADAPTER
-from vttbridge.sdk.events import PromptAnswered
+from vttbridge.rules.refusal import Refusal
+from vttbridge.sdk.effects import EFFECTS_ADAPTER, Effect
+from vttbridge.sdk.events import Event, PromptAnswered
+from vttbridge.sdk.world import WorldView
 
 if TYPE_CHECKING:
     from vttbridge.adapters.bridge.server import Bridge
@@ -98,11 +99,11 @@ class DashboardClient(Adapter):
     name = "dashboard"
     inbound = {"answer": AnswerIn}
 
-    def translate_in(self, event: str, payload: Inbound, world: Any) -> list:
+    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[Event]:
         assert isinstance(payload, AnswerIn)
         return [PromptAnswered(prompt=payload.prompt, option=payload.option)]
 
-    def translate_out(self, effect: Any, world: Any) -> list[Command]:
+    def translate_out(self, effect: Effect, world: WorldView) -> list[Command]:
         return []
 
 
@@ -123,11 +124,16 @@ class Backend(Protocol):
     """What :class:`DashboardNamespace` needs: the feed itself, or (socket process) a proxy
     that asks the engine."""
 
-    async def connect(self, sid: str, auth: Any, address: str) -> dict[str, Any] | None: ...
+    async def connect(self, sid: str, auth: Any, address: str) -> None:
+        """Admit a page; raises :class:`Refused`."""
+        ...
 
     async def disconnect(self, sid: str) -> None: ...
 
-    async def answer(self, sid: str, payload: Any) -> Ack: ...
+    async def answer(self, sid: str, payload: Any) -> Ack:
+        """A page's answer to a prompt, and its ack; raises a
+        :class:`~vttbridge.rules.refusal.Refusal` when it is refused."""
+        ...
 
 
 class DashboardNamespace(socketio.AsyncNamespace):
@@ -139,13 +145,20 @@ class DashboardNamespace(socketio.AsyncNamespace):
         if event == "connect":
             sid, environ, *rest = args
             auth, address = rest[0] if rest else None, client_address(environ)
-            return connect_answer(await self.backend.connect(sid, auth, address))
+            try:
+                await self.backend.connect(sid, auth, address)
+            except Refused as r:
+                refuse_connect(r)
+            return True
         if event == "disconnect":
             await self.backend.disconnect(args[0])
             return None
-        if event == "answer":
-            return await self.backend.answer(args[0], args[1] if len(args) > 1 else None)
-        return ack_error(ErrorCode.UNKNOWN_EVENT, f"The dashboard has no event {event!r}.")
+        try:  # refusals are answered here, once
+            if event == "answer":
+                return await self.backend.answer(args[0], args[1] if len(args) > 1 else None)
+            raise Refused(ErrorCode.UNKNOWN_EVENT, f"The dashboard has no event {event!r}.")
+        except Refusal as r:
+            return refusal_ack(r)
 
 
 @dataclass(eq=False)
@@ -224,8 +237,8 @@ class DashboardFeed:
         return DashboardNamespace(self)
 
     # -- connections ---------------------------------------------------------------------------
-    async def connect(self, sid: str, auth: Any, address: str = "") -> dict[str, Any] | None:
-        """Admit a page from ``address``; returns None, or the refusal ``{message, data}``."""
+    async def connect(self, sid: str, auth: Any, address: str = "") -> None:
+        """Admit a page from ``address``; raises :class:`Refused` (logged here)."""
         try:
             _, host, role, verifier = await self.bridge.authenticate(auth, address)
         except Refused as r:
@@ -235,13 +248,15 @@ class DashboardFeed:
                 f" for world {world!r}" if isinstance(world, str) else "",
                 r.message,
             )
-            return r.refusal
+            raise
         cfg = self.bridge.config
         bucket = TokenBucket(cfg.rate, cfg.burst)
         self.viewers[sid] = _Viewer(sid, host.name, role, bucket, verifier)
-        if isinstance(host, RemoteWorld):
-            await self._relay_to(sid, host, role)
-            return None
+        local = host.here
+        if local is None:  # another node runs it
+            await self._relay_to(sid, host.name, role)
+            return
+        host = local
         w = self.watched.get(host.name)
         if w is None or w.host is not host:
             w = self._watch(host)
@@ -253,7 +268,6 @@ class DashboardFeed:
             "GM" if role == "gm" else "observer, read-only",
         )
         self._spawn(self._welcome(sid, w, role))
-        return None
 
     async def disconnect(self, sid: str) -> None:
         viewer = self.viewers.pop(sid, None)
@@ -352,7 +366,7 @@ class DashboardFeed:
             host.runtime.world, seq=host.seq, now=time.time(), log=log, link=link, log_full=full
         )
 
-    def changed(self, host: WorldHost) -> None:
+    def changed(self, host: HostedWorld) -> None:
         """Something a view shows changed outside the world's events (a VTT client came or
         left): push a view if a page watches."""
         w = self.watched.get(host.name)
@@ -419,13 +433,12 @@ class DashboardFeed:
             self._unwatch(w)
             w.host.keep_awake()
 
-    async def _relay_to(self, sid: str, remote: RemoteWorld, role: str) -> None:
+    async def _relay_to(self, sid: str, name: str, role: str) -> None:
         """This node's side: a page for a world another node runs gets its owner's views."""
-        relayed = self.relayed.get(remote.name)
+        relayed = self.relayed.get(name)
         cluster = self.bridge.hosting.cluster
         if relayed is None and cluster is not None:
-            relayed = self.relayed[remote.name] = _Relayed(remote.name)
-            name = remote.name
+            relayed = self.relayed[name] = _Relayed(name)
             await cluster.follow_views(name, lambda view: self._relayed_view(name, view))
             relayed.keepalive = asyncio.ensure_future(self._keep_watching(name))
         if relayed is None:
@@ -433,9 +446,9 @@ class DashboardFeed:
         relayed.sids.add(sid)
         log.info(
             "A dashboard is watching world %r (%s), run by another node%s.",
-            remote.name,
+            name,
             "GM" if role == "gm" else "observer, read-only",
-            await self.bridge.hosting.served_by(remote.name),
+            await self.bridge.hosting.served_by(name),
         )
         self._spawn(self._welcome_relayed(sid, relayed, role))
 
@@ -484,25 +497,23 @@ class DashboardFeed:
 
     # -- answers -------------------------------------------------------------------------------
     async def answer(self, sid: str, payload: Any) -> Ack:
+        """A page's answer to a prompt, and its ack; raises a
+        :class:`~vttbridge.rules.refusal.Refusal` when it is refused."""
         viewer = self.viewers.get(sid)
         if viewer is None:
-            return ack_error(ErrorCode.BAD_AUTH, "Not connected to a world.")
-        refused = screen(viewer.role, viewer.bucket, "This dashboard")
-        if refused is not None:
-            return refused
+            raise Refused(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        screen(viewer.role, viewer.bucket, "This dashboard")
         if self.bridge.closing:
-            return ack_error(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
+            raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down; resend later.")
         if not isinstance(payload, dict):  # the page sends an object (no JSON text)
-            return ack_error(ErrorCode.BAD_PAYLOAD, "Send {id, prompt, option}.")
+            raise Refused(ErrorCode.BAD_PAYLOAD, "Send {id, prompt, option}.")
         data = read_payload(CLIENT, "answer", (payload,))
-        if isinstance(data, dict):
-            return data
         w = self.watched.get(viewer.world)
         if w is None:
             remote = self.bridge.hosting.remote.get(viewer.world)
             if remote is not None:  # run by another node: forwarded there
-                return await remote.receive_raw(CLIENT, "answer", payload)
-            return ack_error(ErrorCode.SHUTTING_DOWN, "The world is not loaded; try again.")
+                return await remote.receive(CLIENT, "answer", data, payload)
+            raise Refused(ErrorCode.SHUTTING_DOWN, "The world is not loaded; try again.")
         return await w.host.receive(CLIENT, "dashboard.answer", data)
 
     async def close(self) -> None:

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -97,7 +97,7 @@ class Batch:
         for op in FENCED & self.groups.keys():
             self.groups[op] = [p for p in self.groups[op] if (p[0], p[-1]) not in gone]
 
-    def refused(self, current: dict[str, int | None]) -> dict[Claim, NotOwner]:
+    def refused(self, current: Mapping[str, int | None]) -> dict[Claim, NotOwner]:
         """The claims whose fence is not the world's ``current`` one (None: no owner)."""
         out = {}
         for world, fence in self.claims:

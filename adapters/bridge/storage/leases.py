@@ -120,9 +120,8 @@ class LeaseKeeper:
                 del self.held[world]
                 self._changed("lost")
                 current = await self.store.owner(world)
-                self.on_lost(
-                    world, lease.fence, NotOwner(world, lease.fence, current and current.fence)
-                )
+                now = current.fence if current is not None else None
+                self.on_lost(world, lease.fence, NotOwner(world, lease.fence, now))
 
     def _changed(self, change: str) -> None:
         if self.on_change is not None:

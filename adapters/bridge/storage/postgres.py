@@ -165,7 +165,7 @@ class PostgresWriter(GroupCommit):
     async def _commit(self, chunks: list[list[Any]]) -> None:
         batch = Batch(chunks)
         refused: dict = {}
-        error: BaseException | None = None
+        error: StoreError | None = None
         if batch.groups:
             started = time.perf_counter()
             try:

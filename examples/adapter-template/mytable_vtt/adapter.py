@@ -7,7 +7,9 @@ combat tracker, character sheets and status markers. It has no ruler the rules c
 and cannot hold a move before it happens, so it declines ``MovementBudget``, ``WatchMoves`` and
 ``ReleaseMove`` (the bridge then drops them: ``docs/adapters.md`` says what each costs).
 
-Events -> domain events:
+Events -> domain events (``MyTable.events``: each event once, its payload model and the method
+that translates it; the bridge validates payloads with the models and checks the table when the
+class is made):
 
 ===============  ======================================================
 ``snapshot``     ``SceneSnapshot`` (scene, grid, tokens, users, regions)
@@ -33,7 +35,7 @@ from typing import Any
 from vttbridge.adapters.base import (
     Adapter,
     Command,
-    Inbound,
+    InboundEvent,
     TranslationError,
     check_on_canvas,
     scene_extent,
@@ -53,16 +55,6 @@ class MyTable(Adapter):
 
     name = "mytable"
     version = "0.1.0"
-    inbound = {
-        "snapshot": m.Snapshot,
-        "tokenMoved": m.TokenMoved,
-        "tokenCreated": m.TokenCreated,
-        "tokenDeleted": m.TokenDeleted,
-        "chatMessage": m.ChatMessage,
-        "combatStarted": m.CombatStarted,
-        "turnChanged": m.TurnChanged,
-        "combatEnded": m.CombatEnded,
-    }
     outbound = {
         "chat.send": m.ChatSend,
         "chat.ask": m.ChatAsk,
@@ -76,51 +68,10 @@ class MyTable(Adapter):
     declines = frozenset({fx.MovementBudget, fx.WatchMoves, fx.ReleaseMove})
 
     # -- in ------------------------------------------------------------------------------------
-    def translate_in(self, event: str, payload: Inbound, world: WorldView) -> list[ev.Event]:
-        match payload:
-            case m.Snapshot():
-                return [self._snapshot(payload)]
-            case m.TokenMoved():
-                return [self._moved(payload, world)]
-            case m.TokenCreated():
-                scene = world.active_scene
-                return [ev.TokenCreated(token=_token(payload.token, scene, _px(world, scene)))]
-            case m.TokenDeleted():
-                _known(world, payload.tokenId, "tokenId")
-                return [ev.TokenRemoved(token=payload.tokenId)]
-            case m.ChatMessage():
-                role = "player"
-                user = world.players.get(payload.userId or "")
-                if user is not None:
-                    role = user.role
-                return [
-                    ev.ChatMessage(
-                        text=payload.text, player=payload.userId, role=role, token=payload.tokenId
-                    )
-                ]
-            case m.CombatStarted():
-                for i, c in enumerate(payload.combatants):
-                    _known(world, c.tokenId, f"combatants.{i}.tokenId")
-                return [
-                    ev.CombatStarted(
-                        tokens=[c.tokenId for c in payload.combatants],
-                        initiative={
-                            c.tokenId: c.initiative
-                            for c in payload.combatants
-                            if c.initiative is not None
-                        },
-                    )
-                ]
-            case m.TurnChanged():
-                return [ev.TurnStarted(round=payload.round, token=payload.tokenId)]
-            case m.CombatEnded():
-                return [ev.CombatEnded()]
-        raise TranslationError("unknown_event", f"MyTable cannot translate {event!r}.")
-
-    def _snapshot(self, p: m.Snapshot) -> ev.SceneSnapshot:
+    def _snapshot(self, p: m.Snapshot, world: WorldView) -> list[ev.Event]:
         extent = (p.scene.width, p.scene.height) if p.scene.width and p.scene.height else None
         grid = Grid(distance=p.scene.gridDistance, pixels=p.scene.gridSize)
-        return ev.SceneSnapshot(
+        snapshot = ev.SceneSnapshot(
             scene=ev.SceneData(id=p.scene.id, name=p.scene.name, grid=grid, extent=extent),
             tokens=[_token(t, p.scene.id, p.scene.gridSize) for t in p.tokens],
             players=[
@@ -128,20 +79,58 @@ class MyTable(Adapter):
             ],
             regions={r.name: [Cell(x=x, y=y) for x, y in r.cells] for r in p.regions},
         )
+        return [snapshot]
 
-    def _moved(self, p: m.TokenMoved, world: WorldView) -> ev.TokenMoved:
+    def _moved(self, p: m.TokenMoved, world: WorldView) -> list[ev.Event]:
         token = _known(world, p.tokenId, "tokenId")
         extent = scene_extent(world, token.scene)
         check_on_canvas(extent, p.x, p.y, "", ("x", "y"))
         for i, point in enumerate(p.path):
             check_on_canvas(extent, point.x, point.y, f"path.{i}.", ("x", "y"))
         size = _px(world, token.scene)
-        return ev.TokenMoved(
+        moved = ev.TokenMoved(
             token=p.tokenId,
             to_cell=_cell(p.x, p.y, size),
             path=[_cell(q.x, q.y, size) for q in p.path],
             player=p.userId,
         )
+        return [moved]
+
+    def _created(self, p: m.TokenCreated, world: WorldView) -> list[ev.Event]:
+        scene = world.active_scene
+        return [ev.TokenCreated(token=_token(p.token, scene, _px(world, scene)))]
+
+    def _deleted(self, p: m.TokenDeleted, world: WorldView) -> list[ev.Event]:
+        _known(world, p.tokenId, "tokenId")
+        return [ev.TokenRemoved(token=p.tokenId)]
+
+    def _chat(self, p: m.ChatMessage, world: WorldView) -> list[ev.Event]:
+        user = world.players.get(p.userId or "")
+        role = user.role if user is not None else "player"
+        return [ev.ChatMessage(text=p.text, player=p.userId, role=role, token=p.tokenId)]
+
+    def _combat_started(self, p: m.CombatStarted, world: WorldView) -> list[ev.Event]:
+        for i, c in enumerate(p.combatants):
+            _known(world, c.tokenId, f"combatants.{i}.tokenId")
+        initiative = {c.tokenId: c.initiative for c in p.combatants if c.initiative is not None}
+        return [ev.CombatStarted(tokens=[c.tokenId for c in p.combatants], initiative=initiative)]
+
+    def _turn_changed(self, p: m.TurnChanged, world: WorldView) -> list[ev.Event]:
+        return [ev.TurnStarted(round=p.round, token=p.tokenId)]
+
+    def _combat_ended(self, p: m.CombatEnded, world: WorldView) -> list[ev.Event]:
+        return [ev.CombatEnded()]
+
+    events = {
+        "snapshot": InboundEvent(m.Snapshot, _snapshot),
+        "tokenMoved": InboundEvent(m.TokenMoved, _moved),
+        "tokenCreated": InboundEvent(m.TokenCreated, _created),
+        "tokenDeleted": InboundEvent(m.TokenDeleted, _deleted),
+        "chatMessage": InboundEvent(m.ChatMessage, _chat),
+        "combatStarted": InboundEvent(m.CombatStarted, _combat_started),
+        "turnChanged": InboundEvent(m.TurnChanged, _turn_changed),
+        "combatEnded": InboundEvent(m.CombatEnded, _combat_ended),
+    }
 
     # -- out -----------------------------------------------------------------------------------
     def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:

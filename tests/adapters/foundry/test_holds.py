@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from vttbridge.adapters.base import TranslationError
 from vttbridge.adapters.foundry import FLAG
 from vttbridge.sdk.holds import SCRIPT_NAME, attempt_watches
 
@@ -110,6 +112,17 @@ def held_move(
     }
 
 
+def plain_move(event_id: str, tid: str, to: tuple[int, int]) -> dict[str, Any]:
+    """A completed move (``updateToken``): the token where it stands now."""
+    return {
+        "id": event_id,
+        "userId": GM,
+        "sceneId": "sWarehouse000001",
+        "token": {"_id": tid, "x": to[0], "y": to[1]},
+        "changes": {"x": to[0], "y": to[1]},
+    }
+
+
 def watch_of(commands: list) -> dict | None:
     found = [c for c in commands if c.op == "Scene.update"]
     return found[-1].data["flags"][FLAG]["watch"] if found else None
@@ -174,16 +187,7 @@ async def test_a_second_move_triggers_nothing(table):
     table.w.dice(17)
     await table.chat(PLAYER, f"!answer {table.w.prompt('ready_cancel').id} cancel", KEVIN)
     # the module no longer holds (the watch is empty); a plain move fires nothing
-    cmds = await table.send(
-        "updateToken",
-        {
-            "id": "m2",
-            "userId": GM,
-            "sceneId": "sWarehouse000001",
-            "token": {"_id": THUG, "x": 1100, "y": 600},
-            "changes": {"x": 1100, "y": 600},
-        },
-    )
+    cmds = await table.send("updateToken", plain_move("m2", THUG, (1100, 600)))
     assert "Ready" not in chat_text(cmds)
 
 
@@ -215,3 +219,18 @@ async def test_duplicate_hold_id_is_not_applied_twice(table):
     assert first == [] or releases(first) == []
     # the bridge dedups by event id before the adapter; here the hold book-keeping shows it
     assert list(table.world.store[SCRIPT_NAME]["holds"]) == ["h1"]
+
+
+async def test_a_world_that_does_not_hold_moves(table):
+    """``!set hold_moves false``: the module is sent an empty watch set, a held move that was
+    on its way is refused (the module lets it through), and the Ready fires on completion."""
+    cmds = await ready_kevin(table)
+    assert watch_of(cmds)["watches"]
+    cmds = await table.chat(GM, "!set hold_moves false")
+    assert watch_of(cmds)["watches"] == []
+    with pytest.raises(TranslationError) as refused:
+        await table.send("preUpdateToken", held_move("h1", GARY, (1300, 500), (1000, 500)))
+    assert refused.value.code == "not_holding"
+    assert table.world.store[SCRIPT_NAME]["holds"] == {}
+    cmds = await table.send("updateToken", plain_move("h1", GARY, (1000, 500)))
+    assert "Ready is triggered" in chat_text(cmds) and releases(cmds) == []

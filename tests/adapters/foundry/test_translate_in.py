@@ -11,15 +11,16 @@ from vttbridge.adapters.foundry import FoundryAdapter
 from vttbridge.adapters.foundry.models import FChatMessage, FGrid, parse_roll
 from vttbridge.rules.geometry import Cell, Grid
 from vttbridge.sdk import events as ev
-from vttbridge.sdk import holds
 from vttbridge.sdk.world import Actor, Scene, Token, World
 
 from .conftest import fixture
 
 
-def translate(adapter: FoundryAdapter, name: str, payload: dict, world: object = None) -> list:
+def translate(
+    adapter: FoundryAdapter, name: str, payload: dict, world: World | None = None
+) -> list:
     model = adapter.inbound[name].model_validate(payload)
-    return adapter.translate_in(name, model, world)
+    return adapter.translate_in(name, model, world if world is not None else World(id="w"))
 
 
 def warehouse() -> World:
@@ -123,8 +124,7 @@ def test_large_token_and_grid_size(adapter):
 
 
 def test_pre_update_token_is_an_attempt(adapter):
-    world = warehouse()
-    world.store[holds.SCRIPT_NAME] = {}  # the built-in holds script runs in this world
+    world = warehouse()  # the setting hold_moves is on by default
     declared, moved = translate(adapter, "preUpdateToken", fixture("preUpdateToken"), world)
     assert isinstance(declared, ev.ActionDeclared)
     assert (declared.action, declared.phase, declared.token) == (
@@ -483,7 +483,7 @@ def test_actor_update_without_an_actor(adapter):
 
 def test_unknown_event(adapter):
     with pytest.raises(TranslationError) as e:
-        adapter.translate_in("renderSidebar", object(), None)  # type: ignore[arg-type]
+        adapter.translate_in("renderSidebar", object(), World(id="w"))  # type: ignore[arg-type]
     assert e.value.code == "unknown_event"
 
 
@@ -493,10 +493,12 @@ def test_world_tokens_feed_moves():
     assert isinstance(w.tokens["tKevin0000000001"], Token)
 
 
-def test_held_move_refused_without_the_holds_script(adapter):
+def test_held_move_refused_in_a_world_that_does_not_hold_moves(adapter):
     """Nobody would release it: the module is told at once and lets the move through."""
+    world = warehouse()
+    world.settings.hold_moves = False
     with pytest.raises(TranslationError) as e:
-        translate(adapter, "preUpdateToken", fixture("preUpdateToken"), warehouse())
+        translate(adapter, "preUpdateToken", fixture("preUpdateToken"), world)
     assert e.value.code == "not_holding"
 
 

@@ -232,7 +232,7 @@ def _sheets(adapter, system: str | None = "worldbuilding") -> World:
     thug = next(t for t in snap["tokens"] if t["_id"] == "Zq9XbC2dE4fG6hJ8")
     thug["delta"] = {"system": {"attributes": {"wounds": {"value": 8}}}}
     model = adapter.inbound["snapshot"].model_validate(snap)
-    (ev_snap,) = adapter.translate_in("snapshot", model, None)
+    (ev_snap,) = adapter.translate_in("snapshot", model, World(id="w"))
     world = World(id="w")
     world.set_scene(Scene(id="NUEDEFAULTSCENE0"))
     for a in ev_snap.actors:

@@ -278,9 +278,14 @@ def test_conditions_become_markers() -> None:
         "attrs": {},
         "markers": {"add": ["half-heart", "archery-target"], "remove": ["sentry-gun"]},
     }
-    assert adapter.translate_out(fx.UpdateConditions(token="-OTokA", conditions=["x"]), None) == []
+    assert (
+        adapter.translate_out(fx.UpdateConditions(token="-OTokA", conditions=["x"]), World(id="w"))
+        == []
+    )
     mine = Roll20Adapter(markers={"standoff": "red"})
-    [cmd] = mine.translate_out(fx.UpdateConditions(token="-OTokA", conditions=["standoff"]), None)
+    [cmd] = mine.translate_out(
+        fx.UpdateConditions(token="-OTokA", conditions=["standoff"]), World(id="w")
+    )
     assert cmd.data["markers"] == {"add": ["red"], "remove": []}
 
 
