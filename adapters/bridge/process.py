@@ -25,8 +25,8 @@ async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.Ap
     except BaseException:
         await runner.cleanup()
         raise
-    server = site._server  # aiohttp has no public accessor for the bound port (port 0)
-    return runner, (server.sockets[0].getsockname()[1] if server and server.sockets else port)
+    addresses = runner.addresses  # (host, port, ...) of each bound socket
+    return runner, (addresses[0][1] if addresses else port)
 
 
 def announce(host: str, port: int) -> None:
