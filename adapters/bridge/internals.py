@@ -31,6 +31,8 @@ dependency pins in ``pyproject.toml`` are the minor versions that test passed on
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -129,6 +131,9 @@ USES: tuple[PrivateUse, ...] = (
                "replaced per socket: the long-poll body read in pieces", ("self", "environ")),
     PrivateUse("python-engineio", _SOCK, "receive", "method", "polling.py, websocket.py",
                "hands the socket a packet the bridge read", ("self", "pkt")),
+    PrivateUse("python-engineio", "asyncio.Queue", "join", "method", "internals.py",
+               "the socket's queue is an asyncio.Queue whose every packet its transport marks "
+               "done (task_done): sent() waits on it", ("self",)),
     PrivateUse("python-engineio", _SOCK, "close", "method", "websocket.py, internals.py",
                "closes the socket without waiting for its queue",
                ("self", "wait", "abort", "reason")),
@@ -248,6 +253,17 @@ async def close_transport(sock: AsyncSocket, *, reconnect: bool) -> None:
         # after the CLOSE packet, end the websocket's writer: it closes the socket instead
         # of waiting for the client to hang up
         sock.queue.put_nowait(None)
+
+
+async def sent(eio: engineio.AsyncServer, timeout: float) -> None:
+    """Wait until the packets queued for every connection have been taken by its transport
+    (a websocket's writer, a long-poll), at most ``timeout`` seconds (a client that is gone
+    never takes them)."""
+    joins = [sock.queue.join() for sock in list(eio.sockets.values())]
+    if joins:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await asyncio.gather(*joins)
 
 
 def read_posts_with(sock: AsyncSocket, reader: Callable[[dict[str, Any]], Awaitable[None]]) -> None:

@@ -156,7 +156,8 @@ class Bridge:
             self._key_watch.cancel()
         # Events already queued are processed and acknowledged while clients are still here.
         await self.hosting.drain()
-        await asyncio.sleep(0.05)  # let the acks go out
+        if self.transport is not None:
+            await self.transport.flush(0.05)  # let the acks go out
         self.sessions.stop_pumps()
         await self.dashboards.close()
         if self.transport is not None:

@@ -23,7 +23,7 @@ import socketio
 from vttbridge.adapters.bridge import polling, websocket
 from vttbridge.adapters.bridge.badinput import BadInput
 from vttbridge.adapters.bridge.config import BridgeConfig
-from vttbridge.adapters.bridge.internals import close_transport, engine_socket
+from vttbridge.adapters.bridge.internals import close_transport, engine_socket, sent
 from vttbridge.adapters.bridge.packets import SocketServer, packet_class
 
 log = logging.getLogger("vttbridge")
@@ -86,6 +86,8 @@ class Transport(Protocol):
 
     async def drop(self, sid: str, ns: str) -> None: ...
 
+    async def flush(self, timeout: float) -> None: ...
+
     async def close(self) -> None: ...
 
 
@@ -124,6 +126,10 @@ class SioTransport:
         if sock is not None:
             await close_transport(sock, reconnect=True)
 
+    async def flush(self, timeout: float) -> None:
+        """Wait until what was sent has gone out to the clients, at most ``timeout`` s."""
+        await sent(self.sio.eio, timeout)
+
     async def close(self) -> None:
         await close_sockets(self.sio)
 
@@ -139,5 +145,5 @@ async def close_sockets(sio: socketio.AsyncServer) -> None:
             await close_transport(sock, reconnect=True)
         except Exception:
             log.debug("closing a client transport failed", exc_info=True)
-    await asyncio.sleep(0.05)  # let the transports' writers send the close
+    await sent(sio.eio, 0.05)  # let the transports' writers send the close
     await sio.shutdown()
