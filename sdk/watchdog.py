@@ -221,12 +221,6 @@ class Watchdog:
             )
             self._thread.start()
 
-    @property
-    def interrupts(self) -> bool:
-        """Whether callbacks on the calling thread can be interrupted (else report-only): on
-        the main thread by the signal, elsewhere at their next bytecode."""
-        return threading.get_ident() != self._main or self._handler_installed
-
     def _watch(self) -> None:
         while True:
             time.sleep(self.poll)

@@ -10,6 +10,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 TOPS = ("rules", "sdk", "adapters", "systems")
 SOURCES = (
@@ -71,6 +73,7 @@ def test_every_package_folder_is_installed_below_vttbridge():
     }
 
 
+@pytest.mark.slow  # reads every source file
 def test_nothing_imports_the_folders_by_their_bare_names():
     bad = []
     for path in python_files():

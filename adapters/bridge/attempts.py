@@ -31,7 +31,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TypeVar
 
-from vttbridge.adapters.bridge.ratelimit import TokenBucket
+from vttbridge.adapters.bridge.ratelimit import Clock, TokenBucket
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -50,8 +50,9 @@ class AttemptLimits:
 class Attempts:
     """The wrong key attempts of the last while (see the module docstring)."""
 
-    def __init__(self, limits: AttemptLimits | None = None) -> None:
+    def __init__(self, limits: AttemptLimits | None = None, clock: Clock = time.monotonic) -> None:
         self.limits = limits or AttemptLimits()
+        self.clock = clock
         self._addresses: OrderedDict[str, TokenBucket] = OrderedDict()
         self._worlds: dict[str, TokenBucket] = {}
         self._trusted: OrderedDict[tuple[str, str], float] = OrderedDict()
@@ -61,7 +62,7 @@ class Attempts:
     def wait(self, address: str, world: str) -> tuple[float, str]:
         """(seconds to wait, ``"address"`` or ``"world"``) if an attempt from ``address`` to
         link ``world`` is to be refused now; (0, "") if it may be checked."""
-        now = time.monotonic()
+        now = self.clock()
         who = _who(address)
         if self._is_trusted(who, world, now):
             return 0.0, ""
@@ -76,23 +77,25 @@ class Attempts:
 
     def failed(self, address: str, world: str | None) -> None:
         """A wrong key for ``world``, or (None) a world that does not exist."""
-        lim, now = self.limits, time.monotonic()
+        lim, now = self.limits, self.clock()
         who = _who(address)
         bucket = self._addresses.get(who)
         if bucket is None:
-            bucket = TokenBucket(1 / lim.address_every, lim.address_burst)
+            bucket = TokenBucket(1 / lim.address_every, lim.address_burst, self.clock)
         bucket.drain()
         _put_last(self._addresses, who, bucket, lim.capacity)
         if world is not None:
             bucket = self._worlds.get(world)
             if bucket is None:
-                bucket = self._worlds[world] = TokenBucket(1 / lim.world_every, lim.world_burst)
+                bucket = self._worlds[world] = TokenBucket(
+                    1 / lim.world_every, lim.world_burst, self.clock
+                )
             bucket.drain()
             until = now + lim.world_burst * lim.world_every
             _put_last(self._guessed, (who, world), until, lim.capacity)
 
     def succeeded(self, address: str, world: str) -> None:
-        until = time.monotonic() + self.limits.trust_for
+        until = self.clock() + self.limits.trust_for
         _put_last(self._trusted, (_who(address), world), until, self.limits.capacity)
 
     def _is_trusted(self, who: str, world: str, now: float) -> bool:

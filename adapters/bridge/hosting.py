@@ -38,6 +38,10 @@ from vttbridge.sdk.loader import entry_point_sources
 
 log = logging.getLogger("vttbridge")
 
+TRIM_AFTER = 20
+"""Worlds loaded at start from which the heap they leave behind is handed back to the OS (a
+full collection of the process costs tens of milliseconds; a few worlds leave little)."""
+
 
 class WorldUnavailable(Exception):
     """A world that exists but cannot be loaded (an unreadable snapshot, a broken script)."""
@@ -117,7 +121,8 @@ class Hosting:
                 await self._load(rec)
             except Exception as e:  # one unreadable world must not keep the others down
                 log.error("World %r could not be loaded and is unavailable: %s", rec.name, e)
-        trim_memory()  # loading leaves parsed snapshots behind as freed but unreturned heap
+        if len(records) >= TRIM_AFTER:  # loading leaves parsed snapshots behind as freed
+            trim_memory()  # but unreturned heap (a few worlds: not worth a full collection)
         if cfg.world.sleep_after > 0 or cfg.world.snapshot_quiet > 0:
             self._sweeper = asyncio.create_task(self._sweep(), name="bridge:sweeper")
 

@@ -6,8 +6,7 @@ is stored as ``hmac-sha256$salt$digest``, HMAC-SHA-256 keyed with a random per-k
 checking one costs about a microsecond, and a leaked database file still shows nothing a key
 could be found from. Databases written before stored salted scrypt hashes (``scrypt$...``,
 ~30-70 ms a check); :func:`verify_key` still reads them, and the bridge replaces each with the
-fast form the first time its key is used (:func:`needs_rehash`). Keys are never logged: only
-:func:`fingerprint` may appear in logs.
+fast form the first time its key is used (:func:`needs_rehash`). Keys are never logged.
 """
 
 from __future__ import annotations
@@ -78,8 +77,3 @@ def verify_key(key: str, stored: str | None) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, _unb64(digest))
-
-
-def fingerprint(key: str) -> str:
-    """A short, non-reversible tag for logs and support ("key …a1b2c3"), never the key itself."""
-    return hashlib.sha256(key.encode()).hexdigest()[:8]

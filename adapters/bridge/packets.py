@@ -34,10 +34,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pydantic_core
-import socketio
 from engineio.async_socket import AsyncSocket
 from socketio import packet as sio_packet
 from vttbridge.adapters.bridge.badinput import BadInput
+from vttbridge.adapters.bridge.internals import HookedServer, close_transport, engine_socket
 from vttbridge.adapters.bridge.protocol import ErrorCode, Refused, ack_error
 
 REFUSED = "\x00refused"
@@ -115,7 +115,7 @@ def packet_class(max_payload: int) -> type[sio_packet.Packet]:
         return 0
 
     class BridgePacket(sio_packet.Packet):
-        json = PacketJson
+        json = PacketJson  # (internals.USES names these two)
         # The wire protocol is JSON: no packet carries bytes, so none is searched for them
         # (a walk of every outbound payload).
         uses_binary_events = False
@@ -229,61 +229,53 @@ def _shape(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-async def close_connection(sock: AsyncSocket) -> None:
-    """End an engine.io connection as the server: its CLOSE packet, then the transport."""
-    if sock.closed or sock.closing:
-        return
-    await sock.close(wait=False, reason=sock.server.reason.SERVER_DISCONNECT)
-    if getattr(sock, "upgraded", False):
-        # after the CLOSE packet, end the websocket's writer: it closes the socket instead
-        # of waiting for the client to hang up
-        sock.queue.put_nowait(None)
-
-
-class SocketServer(socketio.AsyncServer):
+class SocketServer(HookedServer):
     """python-socketio's server, reading packets as the module docstring says. Handlers run
     in the connection's reader (``async_handlers=False``), which this class assumes."""
 
     def __init__(
-        self, *args: Any, on_open: Callable[[AsyncSocket], None] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        on_open: Callable[[AsyncSocket], None] | None = None,
+        bad_input: BadInput | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.on_open = on_open
+        self.open_hook = on_open
         """Called with each new engine.io socket (``polling.install``)."""
-        bad = getattr(self.eio, "bad_input", None)
-        self.bad_input: BadInput = bad if isinstance(bad, BadInput) else BadInput()
-        self.eio.bad_input = self.bad_input  # the transports' warnings share the limit
-        self._attachments: dict[str, int] = {}
+        self.bad_input = bad_input or BadInput()
+        self.attachments: dict[str, int] = {}
         """Binary attachments still expected per connection, to be dropped (a count only)."""
 
-    async def _drop(self, eio_sid: str, why: str, *args: Any) -> None:
+    async def drop(self, eio_sid: str, why: str, *args: Any) -> None:
+        """Warn (rate-limited) and close the connection, telling the client."""
         self.bad_input.warn(why + "; its connection is closed.", *args)
-        sock = self.eio.sockets.get(eio_sid)
+        sock = engine_socket(self.eio, eio_sid)
         if sock is not None:
-            await close_connection(sock)
+            await close_transport(sock, reconnect=False)
 
-    async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+    async def on_message(self, eio_sid: str, data: Any) -> None:
         if not isinstance(data, str):
-            left = self._attachments.get(eio_sid, 0)
+            left = self.attachments.get(eio_sid, 0)
             if left > 1:
-                self._attachments[eio_sid] = left - 1
+                self.attachments[eio_sid] = left - 1
             elif left == 1:
-                del self._attachments[eio_sid]
+                del self.attachments[eio_sid]
             else:
-                await self._drop(eio_sid, "A client sent binary data nothing announced")
+                await self.drop(eio_sid, "A client sent binary data nothing announced")
             return
         if not data:  # python-socketio would take it for an event without a name or an id
-            await self._drop(eio_sid, "A client sent an empty message")
+            await self.drop(eio_sid, "A client sent an empty message")
             return
         pkt = self.packet_class(encoded_packet=data)
         kind = pkt.packet_type
         if pkt.refused_attachments:
-            self._attachments[eio_sid] = self._attachments.get(eio_sid, 0) + pkt.refused_attachments
+            self.attachments[eio_sid] = self.attachments.get(eio_sid, 0) + pkt.refused_attachments
         if kind == sio_packet.EVENT:
             if pkt.id is None and pkt.refused_attachments:
-                await self._drop(eio_sid, "A client sent a binary event without an ack id")
+                await self.drop(eio_sid, "A client sent a binary event without an ack id")
                 return
-            await self._handle_event(eio_sid, pkt.namespace, pkt.id, pkt.data)
+            await self.dispatch_event(eio_sid, pkt.namespace, pkt.id, pkt.data)
         elif kind == sio_packet.ACK:
             if pkt.unreadable is not None:
                 self.bad_input.warn(
@@ -292,35 +284,28 @@ class SocketServer(socketio.AsyncServer):
                     pkt.unreadable,
                 )
                 return
-            await self._handle_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
+            await self.dispatch_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
         elif kind == sio_packet.CONNECT:
-            await self._handle_connect(eio_sid, pkt.namespace, pkt.data)
+            await self.dispatch_connect(eio_sid, pkt.namespace, pkt.data)
         elif kind == sio_packet.DISCONNECT:
-            await self._handle_disconnect(eio_sid, pkt.namespace, self.reason.CLIENT_DISCONNECT)
+            await self.dispatch_disconnect(eio_sid, pkt.namespace)
         else:
             why = pkt.unreadable or f"packet type {kind}"
-            await self._drop(eio_sid, "A client sent what is no socket.io packet (%s)", why)
+            await self.drop(eio_sid, "A client sent what is no socket.io packet (%s)", why)
 
-    async def _handle_event(self, eio_sid: str, namespace: str | None, id: Any, data: Any) -> None:
-        namespace = namespace or "/"
-        sid = self.manager.sid_from_eio_sid(eio_sid, namespace)
-        if not self.manager.is_connected(sid, namespace):
-            if id is not None:
-                refusal = ack_error(
-                    ErrorCode.BAD_AUTH, f"Not connected to {namespace}: connect to it first."
-                )
-                await self._send_packet(
-                    eio_sid,
-                    self.packet_class(sio_packet.ACK, namespace=namespace, id=id, data=[refusal]),
-                )
-            return
-        await self._handle_event_internal(self, sid, eio_sid, data, namespace, id)
+    async def not_connected(self, eio_sid: str, namespace: str, id: int | None) -> None:
+        if id is not None:
+            refusal = ack_error(
+                ErrorCode.BAD_AUTH, f"Not connected to {namespace}: connect to it first."
+            )
+            await self.send_packet(
+                eio_sid,
+                self.packet_class(sio_packet.ACK, namespace=namespace, id=id, data=[refusal]),
+            )
 
-    async def _handle_eio_connect(self, eio_sid: str, environ: dict) -> Any:
-        if self.on_open is not None and (sock := self.eio.sockets.get(eio_sid)) is not None:
-            self.on_open(sock)
-        return await super()._handle_eio_connect(eio_sid, environ)
+    def on_open(self, eio_sid: str) -> None:
+        if self.open_hook is not None and (sock := engine_socket(self.eio, eio_sid)) is not None:
+            self.open_hook(sock)
 
-    async def _handle_eio_disconnect(self, eio_sid: str, reason: Any) -> None:
-        self._attachments.pop(eio_sid, None)
-        await super()._handle_eio_disconnect(eio_sid, reason)
+    def on_close(self, eio_sid: str) -> None:
+        self.attachments.pop(eio_sid, None)

@@ -19,18 +19,22 @@ from typing import Any
 
 import engineio
 from engineio.async_socket import AsyncSocket
-from vttbridge.adapters.bridge.packets import KEEP, OversizedText, close_connection
-from vttbridge.adapters.bridge.websocket import bad_input, decode
+from vttbridge.adapters.bridge.badinput import BadInput
+from vttbridge.adapters.bridge.internals import close_transport, read_posts_with
+from vttbridge.adapters.bridge.packets import KEEP, OversizedText
+from vttbridge.adapters.bridge.websocket import decode
 
 SEPARATOR = 0x1E
 
 
-def install(sock: AsyncSocket, limit: int) -> None:
+def install(sock: AsyncSocket, limit: int, bad_input: BadInput) -> None:
     """Read ``sock``'s long-polling POSTs with :func:`handle_post_request`."""
-    sock.handle_post_request = partial(handle_post_request, sock, limit)
+    read_posts_with(sock, partial(handle_post_request, sock, limit, bad_input))
 
 
-async def handle_post_request(sock: AsyncSocket, limit: int, environ: dict[str, Any]) -> None:
+async def handle_post_request(
+    sock: AsyncSocket, limit: int, bad_input: BadInput, environ: dict[str, Any]
+) -> None:
     """engineio's ``AsyncSocket.handle_post_request``, streaming (see the module docstring)."""
     body = environ["wsgi.input"]  # aiohttp's request.content
     buf = bytearray()
@@ -48,15 +52,17 @@ async def handle_post_request(sock: AsyncSocket, limit: int, environ: dict[str, 
             size += len(part)
             if end < 0:
                 break
-            if not await _receive(sock, buf, size, limit):
+            if not await _receive(sock, buf, size, limit, bad_input):
                 return
             buf, size = bytearray(), 0
             start = end + 1
     if size or buf:
-        await _receive(sock, buf, size, limit)
+        await _receive(sock, buf, size, limit, bad_input)
 
 
-async def _receive(sock: AsyncSocket, buf: bytearray, size: int, limit: int) -> bool:
+async def _receive(
+    sock: AsyncSocket, buf: bytearray, size: int, limit: int, bad_input: BadInput
+) -> bool:
     """Hand one packet to the socket; False if it ended the connection."""
     try:
         if size > limit:
@@ -65,10 +71,8 @@ async def _receive(sock: AsyncSocket, buf: bytearray, size: int, limit: int) -> 
             message = buf.decode("utf-8")
         pkt = decode(message)
     except ValueError as e:  # UnicodeDecodeError included
-        bad_input(sock.server).warn(
-            "A client sent a malformed packet (%s); its connection is closed.", e
-        )
-        await close_connection(sock)
+        bad_input.warn("A client sent a malformed packet (%s); its connection is closed.", e)
+        await close_transport(sock, reconnect=False)
         return False
     with contextlib.suppress(engineio.exceptions.UnknownPacketError):  # as engineio does
         await sock.receive(pkt)

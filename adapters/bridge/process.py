@@ -25,10 +25,8 @@ async def listen_app(app: web.Application, host: str, port: int) -> tuple[web.Ap
     except BaseException:
         await runner.cleanup()
         raise
-    server = site._server  # aiohttp has no public accessor for the bound port (port 0)
-    if isinstance(server, asyncio.Server) and server.sockets:
-        return runner, server.sockets[0].getsockname()[1]
-    return runner, port
+    addresses = runner.addresses  # (host, port, ...) of each bound socket
+    return runner, (addresses[0][1] if addresses else port)
 
 
 def announce(host: str, port: int) -> None:

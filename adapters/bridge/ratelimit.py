@@ -4,22 +4,28 @@ the dashboard's answers, wrong key attempts, warnings about bad input)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+
+Clock = Callable[[], float]
+"""Seconds on a clock that only goes forward (``time.monotonic``; tests pass their own)."""
 
 
 class TokenBucket:
-    """``burst`` at once, ``rate`` per second sustained (``rate`` 0 or less: no limit)."""
+    """``burst`` at once, ``rate`` per second sustained (``rate`` 0 or less: no limit), on
+    ``clock``."""
 
-    __slots__ = ("burst", "rate", "t", "tokens")
+    __slots__ = ("burst", "clock", "rate", "t", "tokens")
 
-    def __init__(self, rate: float, burst: float) -> None:
+    def __init__(self, rate: float, burst: float, clock: Clock = time.monotonic) -> None:
         self.rate = rate
         self.burst = float(max(1, burst))
         self.tokens = self.burst
-        self.t = time.monotonic()
+        self.clock = clock
+        self.t = clock()
 
     def level(self) -> float:
         """The tokens there are now (refilled for the time since the last look)."""
-        now = time.monotonic()
+        now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
         self.t = now
         return self.tokens

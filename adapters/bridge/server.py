@@ -25,9 +25,9 @@ event through them: ``docs/architecture.md``):
 - ``httpapi.py``: the HTTP endpoints; ``dashboard/``: the GM's page and its namespace;
 - ``process.py``: listening, signals, memory; ``admin.py``: creating worlds.
 
-All of that runs in one process. ``vttbridge serve --processes 2`` runs the same bridge with
-its worlds in a second process (``engine.py``) and its sockets in the first (``front.py``),
-which reach each other over a pipe (``link.py``); only those three modules know of it.
+All of that runs in one process. To serve more tables than one process can, run several
+nodes on one PostgreSQL database with ``--redis`` (``cluster.py``: each world is owned by one
+node, the others forward its events there).
 """
 
 from __future__ import annotations
@@ -157,7 +157,8 @@ class Bridge:
             self._key_watch.cancel()
         # Events already queued are processed and acknowledged while clients are still here.
         await self.hosting.drain()
-        await asyncio.sleep(0.05)  # let the acks go out
+        if self.transport is not None:
+            await self.transport.flush(0.05)  # let the acks go out
         self.sessions.stop_pumps()
         await self.dashboards.close()
         if self.transport is not None:

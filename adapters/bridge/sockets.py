@@ -21,7 +21,9 @@ from typing import Any, NoReturn, Protocol
 
 import socketio
 from vttbridge.adapters.bridge import polling, websocket
+from vttbridge.adapters.bridge.badinput import BadInput
 from vttbridge.adapters.bridge.config import BridgeConfig
+from vttbridge.adapters.bridge.internals import close_transport, engine_socket, sent
 from vttbridge.adapters.bridge.packets import SocketServer, packet_class
 from vttbridge.adapters.bridge.protocol import Refused
 
@@ -30,8 +32,10 @@ log = logging.getLogger("vttbridge")
 
 def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
     """The python-socketio server the bridge's sockets use (in whichever process holds them)."""
+    bad_input = BadInput()  # one rate limit for the warnings of every layer
     sio = SocketServer(
-        on_open=partial(polling.install, limit=cfg.read_limit),
+        on_open=partial(polling.install, limit=cfg.read_limit, bad_input=bad_input),
+        bad_input=bad_input,
         async_mode="aiohttp",
         serializer=packet_class(cfg.max_payload),
         cors_allowed_origins=cfg.cors,
@@ -45,7 +49,7 @@ def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
         # Events of different connections still interleave (each has its own reader).
         async_handlers=False,
     )
-    websocket.install(sio.eio, cfg.read_limit)
+    websocket.install(sio.eio, cfg.read_limit, bad_input)
     return sio
 
 
@@ -81,6 +85,8 @@ class Transport(Protocol):
 
     async def drop(self, sid: str, ns: str) -> None: ...
 
+    async def flush(self, timeout: float) -> None: ...
+
     async def close(self) -> None: ...
 
 
@@ -115,30 +121,16 @@ class SioTransport:
     async def drop(self, sid: str, ns: str) -> None:
         """Close one connection's transport: the client reconnects by itself (told "server
         disconnect", a socket.io client would not)."""
-        eio = self.sio.eio
-        eio_sid = self.sio.manager.eio_sid_from_sid(sid, ns)
-        sock = eio.sockets.get(eio_sid) if eio_sid is not None else None
-        if sock is None:
-            return
-        await _close_socket(eio, sock)
+        sock = engine_socket(self.sio.eio, self.sio.manager.eio_sid_from_sid(sid, ns))
+        if sock is not None:
+            await close_transport(sock, reconnect=True)
+
+    async def flush(self, timeout: float) -> None:
+        """Wait until what was sent has gone out to the clients, at most ``timeout`` s."""
+        await sent(self.sio.eio, timeout)
 
     async def close(self) -> None:
         await close_sockets(self.sio)
-
-
-async def _close_socket(eio: Any, sock: Any) -> None:
-    # close(wait=False): engineio's disconnect() waits for each socket's queue to drain,
-    # which never happens for a client that left a moment ago. A websocket is closed without
-    # engine.io's CLOSE packet (abort): python-engineio's client takes that packet for a
-    # server that wants it gone and does not reconnect; a websocket that just closes, every
-    # client reconnects (socket.io-client does either way). Long-polling has no other way to
-    # tell the client than the packet.
-    upgraded = getattr(sock, "upgraded", False)
-    await sock.close(wait=False, abort=upgraded, reason=eio.reason.SERVER_DISCONNECT)
-    if upgraded:
-        # after the CLOSE packet, end the websocket's writer: it closes the socket instead
-        # of waiting for the client to hang up
-        sock.queue.put_nowait(None)
 
 
 async def close_sockets(sio: socketio.AsyncServer) -> None:
@@ -147,11 +139,10 @@ async def close_sockets(sio: socketio.AsyncServer) -> None:
     The transports, not the namespaces: a client told "server disconnect" would not
     reconnect, one that loses its transport does, and finds us back. (It also ends
     long-polling requests, which would hold the web server open.)"""
-    eio = sio.eio
-    for sock in list(getattr(eio, "sockets", {}).values()):
+    for sock in list(sio.eio.sockets.values()):
         try:
-            await _close_socket(eio, sock)
+            await close_transport(sock, reconnect=True)
         except Exception:
             log.debug("closing a client transport failed", exc_info=True)
-    await asyncio.sleep(0.05)  # let the transports' writers send the close
+    await sent(sio.eio, 0.05)  # let the transports' writers send the close
     await sio.shutdown()

@@ -4,12 +4,13 @@ python-engineio (4.x) reads each websocket message through a new task awaited wi
 ``asyncio.wait_for``, and its writer waits for each outbound batch the same way: a task, a
 timer and some three turns of the event loop per message. A bench move (the event, its ack,
 the chat command and the client's ack of it) paid that four times: about 25 us of the bridge's
-155 us of CPU (``bench/bench_bridge.py``). :class:`WebSocket` serves the same engine.io
+155 us of CPU (``bench/bench_bridge.py``). :func:`serve` serves the same engine.io
 protocol (the upgrade from long-polling, the read timeout of ping interval + ping timeout,
 the size limit, the close), reading and writing in the connection's own two tasks, with one
 timer per connection that is only rearmed when it fires.
 
-It plugs in as the aiohttp driver's ``websocket`` class (:func:`install`); everything else
+It plugs in as the aiohttp driver's ``websocket`` class (:func:`install`, through
+``internals.py``, which names what that takes of engineio and aiohttp); everything else
 (handshake, long-polling, pings, socket.io) stays python-socketio's. ``tests/bridge/
 test_websocket.py`` holds it to engineio's behaviour.
 
@@ -18,8 +19,8 @@ message up to ``limit`` bytes reaches aiohttp as sent; of a larger one only the 
 ``packets.KEEP`` bytes are kept, the rest dropped as it arrives, so the socket.io layer can
 still answer it (``payload_too_large``) and the connection goes on. aiohttp itself would close
 the connection at its ``max_msg_size``, before the ack id is read. (The gate takes the place
-of the parser aiohttp 3.x sets on the request's protocol, ``_payload_parser``; without one
-there, aiohttp's own limit, ``transport_limit``, applies, and test_packets.py fails.)
+of the parser aiohttp sets on the connection: ``internals.ParserWrappingResponse``; without
+it, aiohttp's own limit, ``transport_limit``, applies, and test_packets.py fails.)
 Compression (permessage-deflate) is not offered: the gate reads frames as sent, and the
 bridge's messages are small JSON, for which deflating costs more CPU than it saves.
 """
@@ -30,67 +31,34 @@ import asyncio
 import base64
 import logging
 from collections import deque
+from functools import partial
 from typing import Any
 
 import engineio
 from aiohttp import web
 from engineio import packet
-from engineio.async_drivers import aiohttp as eio_aiohttp
 from engineio.async_socket import AsyncSocket
 from vttbridge.adapters.bridge.badinput import BadInput
+from vttbridge.adapters.bridge.internals import ParserWrappingResponse, use_websocket_class
 from vttbridge.adapters.bridge.packets import KEEP, OversizedText
 
 log = logging.getLogger(__name__)
 
 
-class WebSocket(eio_aiohttp.WebSocket):
-    """engineio's aiohttp websocket wrapper, running :func:`serve` for the socket it upgrades."""
+def install(
+    eio: engineio.AsyncServer, read_limit: int | None = None, bad_input: BadInput | None = None
+) -> None:
+    """Serve ``eio``'s websockets with :func:`serve` (its aiohttp mode only). Messages over
+    ``read_limit`` bytes are not read whole (None: ``max_http_buffer_size`` closes); bad
+    input is told through ``bad_input``."""
 
-    async def __call__(self, environ: dict[str, Any]) -> web.WebSocketResponse:
-        sock = getattr(self.handler, "__self__", None)
-        if not isinstance(sock, AsyncSocket):  # not the engineio we know: its own loop
-            return await super().__call__(environ)
-        limit = getattr(self.server, "read_limit", None)
-        self._sock = _Response(
-            max_msg_size=self.server.max_http_buffer_size, compress=False, gate_limit=limit
+    def response(server: engineio.AsyncServer) -> web.WebSocketResponse:
+        gate = None if read_limit is None else partial(_Gate, limit=read_limit)
+        return ParserWrappingResponse(
+            wrap=gate, max_msg_size=server.max_http_buffer_size, compress=False
         )
-        await self._sock.prepare(environ["aiohttp.request"])
-        self.environ = environ
-        await serve(sock, self._sock)
-        return self._sock
 
-
-def install(eio: engineio.AsyncServer, read_limit: int | None = None) -> None:
-    """Serve ``eio``'s websockets with :class:`WebSocket` (its aiohttp mode only). Messages
-    over ``read_limit`` bytes are not read whole (None: ``max_http_buffer_size`` closes)."""
-    if eio.async_mode == "aiohttp":
-        eio._async = {**eio._async, "websocket": WebSocket}
-    eio.read_limit = read_limit
-    bad_input(eio)
-
-
-class _Response(web.WebSocketResponse):
-    """aiohttp's websocket response, with a :class:`_Gate` in front of its frame parser."""
-
-    def __init__(self, *, gate_limit: int | None, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.gate_limit = gate_limit
-        self.gate: _Gate | None = None
-
-    def _post_start(self, request: Any, protocol: Any, writer: Any) -> None:
-        proto = request.protocol
-        tail = b""
-        if self.gate_limit is not None and hasattr(proto, "_message_tail"):
-            # bytes that came with the upgrade request, which aiohttp would feed its parser
-            # at once: they go through the gate too
-            tail, proto._message_tail = proto._message_tail, b""
-        super()._post_start(request, protocol, writer)
-        parser = getattr(proto, "_payload_parser", None)
-        if self.gate_limit is not None and parser is not None:
-            self.gate = _Gate(parser, self.gate_limit)
-            proto._payload_parser = self.gate
-        if tail and parser is not None:
-            (self.gate or parser).feed_data(tail)
+    use_websocket_class(eio, partial(serve, bad_input=bad_input or BadInput()), response)
 
 
 _TEXT, _BINARY, _CONTINUATION = 1, 2, 0
@@ -266,7 +234,8 @@ class _Reader:
 
     def __init__(self, ws: web.WebSocketResponse, timeout: float, limit: int) -> None:
         self.ws, self.timeout, self.limit = ws, timeout, limit
-        self.gate: _Gate | None = getattr(ws, "gate", None)
+        wrapper = getattr(ws, "wrapper", None)
+        self.gate: _Gate | None = wrapper if isinstance(wrapper, _Gate) else None
         self.seen = 0  # data messages read
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
@@ -310,8 +279,8 @@ class _Reader:
         self.timer.cancel()
 
 
-async def serve(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
-    """engineio's ``AsyncSocket._websocket_handler`` (python-engineio 4.x), for one socket."""
+async def serve(s: AsyncSocket, ws: web.WebSocketResponse, bad_input: BadInput) -> None:
+    """engineio's websocket loop (python-engineio 4.x), for one socket."""
     server = s.server
     reader = _Reader(ws, server.ping_interval + server.ping_timeout, server.max_http_buffer_size)
     writer: asyncio.Task | None = None
@@ -346,7 +315,7 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
                 log.debug("%s: websocket ends: %s", s.sid, e)
                 break
             except ValueError as e:  # not engine.io (engineio's own loop would crash here)
-                bad_input(server).warn(
+                bad_input.warn(
                     "A client sent a malformed packet (%s); its connection is closed.", e
                 )
                 break
@@ -390,14 +359,6 @@ def decode(message: str | bytes) -> packet.Packet:
 
 
 _CONTROL = frozenset("12356")  # the packet types a client sends besides MESSAGE
-
-
-def bad_input(server: Any) -> BadInput:
-    """The server's rate-limited log of bad client input (see :func:`install`)."""
-    found = getattr(server, "bad_input", None)
-    if not isinstance(found, BadInput):
-        found = server.bad_input = BadInput()
-    return found
 
 
 async def _write(s: AsyncSocket, ws: web.WebSocketResponse) -> None:

@@ -29,7 +29,7 @@ from vttbridge.rules.encounter import Encounter
 from vttbridge.rules.geometry import Cell, Grid
 from vttbridge.rules.numbers import RANGE_ERRORS
 from vttbridge.sdk.errors import EventRejected
-from vttbridge.sdk.events import Player, TokenData
+from vttbridge.sdk.events import ActorData, Player, SceneData, TokenData
 from vttbridge.sdk.regions import Region
 
 
@@ -55,35 +55,17 @@ class WorldSettings(BaseModel):
     :mod:`vttbridge.sdk.watchdog` for plain callbacks)."""
 
 
-class Token(BaseModel):
-    id: str
-    name: str = ""
-    actor: str | None = None
-    cell: Cell
-    scene: str | None = None
-    linked: bool = True
-    owners: list[str] = Field(default_factory=list)
-    disposition: int = 0
-    hidden: bool = False
-    level: str | None = None
-    """The level (floor) it stands on, on a scene with levels; None: the scene has none."""
-    stats: dict[str, Any] = Field(default_factory=dict)
-    """This token's own stat overrides (its actor's stats are the template)."""
-    vtt: dict[str, Any] = Field(default_factory=dict)
-    """The adapter's own data (:attr:`vttbridge.sdk.events.TokenData.vtt`)."""
+class Token(TokenData):
+    """A token the world holds: the fields an adapter reports (:class:`TokenData`), kept as
+    they came (``stats`` are its own overrides; its actor's stats are the template)."""
 
     @property
     def display(self) -> str:
         return self.name or self.id
 
 
-class Actor(BaseModel):
-    id: str
-    name: str = ""
-    stats: dict[str, Any] = Field(default_factory=dict)
-    """The sheet's stats, as the VTT last reported them."""
-    vtt: dict[str, Any] = Field(default_factory=dict)
-    """The adapter's own data (:attr:`vttbridge.sdk.events.ActorData.vtt`)."""
+class Actor(ActorData):
+    """An actor sheet the world holds: its stats as the VTT last reported them."""
 
 
 class SheetWrite(BaseModel):
@@ -104,12 +86,8 @@ _NONE: dict[str, Any] = {}
 _NONE_SET: frozenset[str] = frozenset()
 
 
-class Scene(BaseModel):
-    id: str
-    name: str = ""
-    grid: Grid = Field(default_factory=Grid)
-    extent: tuple[float, float] | None = None
-    """Canvas width and height in VTT px (:attr:`vttbridge.sdk.events.SceneData.extent`)."""
+class Scene(SceneData):
+    """A scene the world holds, as the VTT last reported it."""
 
 
 class Prompt(BaseModel):

@@ -50,6 +50,9 @@ class TableClient:
         self.commands: list[dict[str, Any]] = []
         self.ack = ack
         self._got = asyncio.Event()
+        self.disconnected = asyncio.Event()
+        """Set once the connection ended (the server closed it, or the transport went)."""
+        self.sio.on("disconnect", lambda *_: self.disconnected.set(), namespace=NS)
 
         @self.sio.on("command", namespace=NS)
         async def on_command(msg: dict[str, Any]) -> Any:
@@ -73,6 +76,7 @@ class TableClient:
         if last_seq is not None:
             auth["last_seq"] = last_seq
         transports = [transport] if isinstance(transport, str) else transport
+        self.disconnected.clear()
         await self.sio.connect(
             url, namespaces=[NS], auth=auth, transports=transports, wait_timeout=5
         )
@@ -80,6 +84,21 @@ class TableClient:
 
     async def send(self, event: str, payload: Any, timeout: float = 10) -> dict[str, Any]:
         return await self.sio.call(event, payload, namespace=NS, timeout=timeout)
+
+    async def send_unless_closed(
+        self, event: str, payload: Any, timeout: float = 10
+    ) -> dict[str, Any] | None:
+        """The ack of ``event``, or None if the server closed the connection before it
+        acknowledged it. No answer within ``timeout`` is neither: it raises TimeoutError
+        (python-socketio's ``call`` would wait out its timeout after a close, too)."""
+        call = asyncio.ensure_future(self.send(event, payload, timeout=timeout))
+        closed = asyncio.ensure_future(self.disconnected.wait())
+        done, _ = await asyncio.wait({call, closed}, return_when=asyncio.FIRST_COMPLETED)
+        closed.cancel()
+        if call in done:
+            return call.result()
+        call.cancel()
+        return None
 
     async def wait_commands(self, n: int, timeout: float = 5) -> list[dict[str, Any]]:
         """Wait until at least ``n`` commands arrived."""
@@ -114,6 +133,11 @@ class TableClient:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
+            if self.sio.connected and self.sio.transport() == "polling":
+                # python-engineio's client would wait for its open long-poll (up to the ping
+                # interval and timeout): it closes without waiting, and the server, told by
+                # engine.io's CLOSE, ends the connection's namespaces as for a disconnect
+                await self.sio.eio.disconnect(abort=True)
             await self.sio.disconnect()
 
 

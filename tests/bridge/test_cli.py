@@ -115,6 +115,7 @@ def test_a_database_that_cannot_be_used_is_named(capsys, url, says):
     assert "s3cret" not in err  # a password never reaches the screen
 
 
+@pytest.mark.slow  # vttbridge serve in a process of its own
 def test_serve_with_no_arguments_creates_and_prints_a_default_world(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; from vttbridge.adapters.bridge.cli import main; "

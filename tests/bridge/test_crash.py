@@ -15,6 +15,8 @@ from vttbridge.adapters.bridge.server import create_world
 
 from tests.bridge.conftest import TableClient, logged, scene, start_serve
 
+pytestmark = pytest.mark.slow  # servers killed mid-stream and restarted
+
 
 def http_state(url: str, key: str) -> dict:
     req = urllib.request.Request(f"{url}/api/worlds/table1/state", headers={"X-World-Key": key})

@@ -26,6 +26,8 @@ import pytest
 
 from tests.bridge.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # a real browser
+
 DASHBOARD = ROOT / "adapters" / "bridge" / "dashboard"
 NODE = shutil.which("node")
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

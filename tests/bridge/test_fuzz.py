@@ -199,6 +199,7 @@ _counter = iter(range(10**9))
 _stats: dict[str, Any] = {"cases": 0, "refused": 0, "codes": {}}
 
 
+@pytest.mark.slow  # property-based: many generated payloads over the wire
 @pytest.mark.timeout(max(120, EXAMPLES // 10))  # the full run takes minutes
 @seed(SEED)
 @settings(

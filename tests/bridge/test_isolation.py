@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.bridge.conftest import TableClient, scene, start_server
 
 
@@ -51,6 +53,7 @@ def nap(cmd, ctx):
 """
 
 
+@pytest.mark.slow  # a script that blocks for seconds
 async def test_a_world_whose_script_blocks_holds_up_no_other_world(db, worlds, tmp_path):
     script = tmp_path / "nap.py"
     script.write_text(NAP)

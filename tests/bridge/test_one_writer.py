@@ -10,7 +10,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from vttbridge.adapters.bridge.cli import main
+
+pytestmark = pytest.mark.slow  # servers in processes of their own
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from vttbridge.adapters.bridge.ratelimit import TokenBucket
+
 from tests.bridge.conftest import TableClient, scene, start_server
 
 
@@ -56,3 +58,18 @@ async def test_the_world_limit_follows_the_connection_limit_unless_set(db, world
         for c in clients:
             await c.close()
         await server.stop()
+
+
+def test_a_bucket_refills_on_its_clock():
+    now = [0.0]
+    bucket = TokenBucket(rate=2, burst=3, clock=lambda: now[0])
+    assert [bucket.take() for _ in range(3)] == [0, 0, 0]
+    assert bucket.take() == 0.5 and bucket.wait() == 0.5  # half a second to the next token
+    now[0] += 0.25
+    assert bucket.take() == 0.25
+    now[0] += 0.25
+    assert bucket.take() == 0 and bucket.wait() == 0.5
+    now[0] += 60  # refilled up to its burst, no further
+    assert [bucket.take() for _ in range(4)] == [0, 0, 0, 0.5]
+    bucket.drain()  # nothing left to spend: nothing changes
+    assert bucket.wait() == 0.5

@@ -11,6 +11,7 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
+import pytest
 from vttbridge.adapters.bridge.server import create_world
 from vttbridge.adapters.bridge.storage import run_blocking
 
@@ -70,6 +71,7 @@ async def linked(url: str, world: str, key: str, budget: float) -> TableClient:
     return c
 
 
+@pytest.mark.slow  # a callback run past its budget
 async def test_a_busy_loop_is_stopped_and_the_server_keeps_answering(tmp_path: Path):
     db = tmp_path / "spin.sqlite3"
     script = tmp_path / "spin.py"
@@ -109,6 +111,7 @@ def suspects(db: Path | str) -> list[tuple]:
     return [("table1", eid, name, where) for eid, (name, where, _) in found.items()]
 
 
+@pytest.mark.slow  # a server hung, killed and restarted
 async def test_an_event_that_hung_the_server_is_quarantined_after_a_restart(
     tmp_path: Path, database
 ):

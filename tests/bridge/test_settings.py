@@ -175,6 +175,7 @@ def sample(text: str, name: str, **labels: str) -> float:
     return float(m.group(1))
 
 
+@pytest.mark.slow  # vttbridge serve in a process of its own
 async def test_metrics_are_scraped_from_a_json_logging_server(tmp_path: Path):
     from vttbridge.adapters.bridge.server import create_world
 

@@ -53,6 +53,7 @@ def said(commands: list[dict[str, Any]], text: str, whisper: str | None = "any")
     )
 
 
+@pytest.mark.slow  # a game night through the real server
 async def test_a_third_system_plays_through_the_real_server(
     tmp_path: Path, client_factory: Callable[..., TableClient]
 ) -> None:

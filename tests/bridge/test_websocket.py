@@ -60,6 +60,7 @@ async def test_silent_websocket_is_closed_after_ping_interval_plus_timeout(quick
             await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow  # waits through several ping intervals
 async def test_a_client_answering_pings_stays_connected(quick):
     """Only pongs from the client: each ping it answers is followed by the next, never by the
     close, across two and a half read timeouts (six pings 0.4 s apart; 1 s unanswered cuts)."""

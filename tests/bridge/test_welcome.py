@@ -14,9 +14,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from vttbridge.adapters.bridge import install, welcome
 
 from tests.bridge.conftest import started_serve
+
+pytestmark = pytest.mark.slow  # vttbridge serve in a process of its own
 
 
 def serve(cwd: Path, *args: str) -> tuple[int, str, str]:

@@ -1,5 +1,6 @@
 """The trigger index: same answers as a full scan, one lookup per path cell."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from vttbridge.rules.geometry import Cell, Grid
@@ -50,6 +51,7 @@ cell_sets = st.lists(st.sets(xy, min_size=1, max_size=6), min_size=1, max_size=2
 paths = st.lists(xy, min_size=1, max_size=6)
 
 
+@pytest.mark.slow  # property-based: many generated worlds
 @settings(max_examples=200, deadline=None)
 @given(cell_sets, paths, st.sampled_from([None, "a", "b"]))
 def test_index_matches_scan(triggers, waypoints, only):
@@ -139,6 +141,7 @@ def test_shapes():
 levels = st.sampled_from([None, "A", "B"])
 
 
+@pytest.mark.slow  # property-based: many generated worlds
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sets(xy, min_size=1, max_size=6), levels), min_size=1, max_size=20),
        st.lists(st.tuples(xy, st.sampled_from(["A", "B"])), min_size=1, max_size=6))  # fmt: skip

@@ -246,6 +246,7 @@ async def test_a_bad_payload_is_refused_with_the_field(table: MyTableClient):
     assert ack["error"]["code"] == "unknown_token"
 
 
+@pytest.mark.slow  # vttbridge schema in a process of its own
 def test_vttbridge_schema_publishes_mytables_payloads(tmp_path: Path):
     subprocess.run(
         [sys.executable, "-m", "vttbridge", "schema", "--out", str(tmp_path)], check=True

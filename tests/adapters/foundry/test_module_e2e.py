@@ -33,7 +33,8 @@ MODULE = ROOT / "adapters" / "foundry" / "module"
 NODE = shutil.which("node")
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+# Node and Chromium run the companion against a real server
+pytestmark = [pytest.mark.skipif(NODE is None, reason="node is not installed"), pytest.mark.slow]
 
 
 def _free_port() -> int:

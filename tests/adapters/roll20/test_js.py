@@ -35,9 +35,12 @@ RELAY = ROOT / "adapters" / "roll20" / "relay"
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or NPM is None, reason="Node.js and npm are needed for the Roll20 JS tests"
-)
+pytestmark = [  # Node runs the companions against a real server
+    pytest.mark.skipif(
+        NODE is None or NPM is None, reason="Node.js and npm are needed for the Roll20 JS tests"
+    ),
+    pytest.mark.slow,
+]
 
 
 def _run(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@ does anything but move, or in the surprise round); and every refused request cha
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from vttbridge.rules.dice import Roller, ScriptedRoller
@@ -85,6 +86,7 @@ def _play(enc, speed: float, ops, single_action_round: int | None = None) -> Non
         assert covered + movement_allowed(enc, "pip") <= 3 * speed + 1e-9
 
 
+@pytest.mark.slow  # property-based: many generated turns
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     speed=st.sampled_from([4, 5, 9, 10, 12.5, 25, 30, 35]),
@@ -98,6 +100,7 @@ def test_no_legal_sequence_covers_more_than_a_run(speed, metric, ops):
     _play(enc, speed, ops)
 
 
+@pytest.mark.slow  # property-based: many generated turns
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     speed=st.sampled_from([5, 9, 25, 30]),
