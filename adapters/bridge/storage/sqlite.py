@@ -408,9 +408,7 @@ class SqliteWriter(GroupCommit):
                         continue
                     conn.executemany(_SQL[op], rows)
                     if op == "snapshot":
-                        conn.executemany(
-                            _PRUNE_SNAPSHOTS, [(p[0], SNAPSHOTS_KEPT) for p in rows]
-                        )
+                        conn.executemany(_PRUNE_SNAPSHOTS, [(p[0], SNAPSHOTS_KEPT) for p in rows])
                 conn.execute("COMMIT")
             except Exception as e:  # disk full, locked file...: report, never die silently
                 error = e
