@@ -375,6 +375,7 @@ class Replayer:
         from vttbridge.sdk.runtime.snapshot import read_snapshot
 
         world, roller = read_snapshot(data)
+        apply_changes(world, self.changes)  # the options changed on purpose differ, of course
         mine = self.runtime.snapshot()
         recorded = _comparable(world.model_dump(mode="json"), roller)
         replayed = _comparable(
@@ -413,12 +414,14 @@ def _differences(a: Any, b: Any, path: str = "") -> Iterable[tuple[str, Any, Any
 def describe_event(event: BaseEvent) -> str:
     """One line for an event: what a GM recognises of it."""
     data = event.model_dump(mode="json", exclude_defaults=True)
-    kind = data.pop("type", type(event).__name__)
+    kind = str(getattr(event, "type", type(event).__name__))
+    data.pop("type", None)
     data.pop("id", None)
     who = data.pop("player", None)
     if kind == "chat_message":
         speaker = f" as {data['token']}" if data.get("token") else ""
-        return f"chat by {who or 'someone'}{speaker}: {data.get('text', '')}"
+        who = who or ("the GM" if data.get("role") == "gm" else "someone")
+        return f"chat by {who}{speaker}: {data.get('text', '')}"
     if kind == "token_moved":
         to = data.get("to_cell", {})
         by = f" by {who}" if who else ""

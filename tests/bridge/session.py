@@ -83,7 +83,12 @@ class Table:
         before = len(self.client.commands)
         ack = await self.client.send(event, {"id": self._id(), **payload})
         assert ack["ok"], (event, payload, ack)
-        out = (await self.client.caught_up())[before:]
+        # a noop's ack holds the world's last seq: the last command of this event (when it had
+        # any: its commands follow its row); no marker of ours is logged
+        upto = (await self.client.send("noop", {"id": self._id()}))["seq"]
+        if upto > ack["seq"]:
+            await self.client.wait_commands_upto(upto)
+        out = self.client.commands[before:]
         if os.environ.get("SESSION_DEBUG"):
             print(">>", event, payload, "\n  ", "\n   ".join(str(c) for c in out))
         return out

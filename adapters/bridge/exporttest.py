@@ -1,0 +1,334 @@
+"""``vttbridge export-test``: a slice of a world's log as a pytest file a scripter can keep.
+
+The file plays the slice's events through the offline harness
+(:class:`vttbridge.sdk.testing.WorldHarness`: no server, no VTT), with the dice the table
+rolled, and asserts what the table saw after each event (its chat lines, questions, sheet
+changes and token moves, from the log) and at the end (the initiative order and the
+conditions). The events are those :class:`vttbridge.adapters.bridge.replay.Replayer` replays;
+the dice are the faces its roller showed (the world's own dice, from its first snapshot), and
+the world the slice starts from is the replay's at its first event (left out when that is a
+new world).
+"""
+
+from __future__ import annotations
+
+import datetime
+import keyword
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vttbridge.adapters.base import Adapter
+from vttbridge.adapters.bridge.replay import (
+    Replayer,
+    Step,
+    describe_event,
+    step_differences,
+)
+from vttbridge.rules.conditions import conditions_of
+from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.world import WorldSettings
+
+WIDTH = 96
+"""The line length the file is written for."""
+
+HEADER = '''"""{title}
+
+Written by ``vttbridge export-test {world}`` on {date}: each step sends an event the table
+sent (in order, with the dice the table rolled) and checks what the table saw then: the chat
+lines, the questions, the sheet changes and the token moves. At the end it checks the
+initiative order and the conditions. Edit it freely: drop the steps that do not matter, turn
+an assertion into what the rules should have said.
+
+Run it with pytest (``pip install vttbridge[testing]``).
+"""
+
+from pathlib import Path
+
+import pytest
+from vttbridge.rules.conditions import conditions_of
+from vttbridge.sdk.effects import UpdateConditions, UpdateStats
+from vttbridge.sdk.testing import WorldHarness
+
+HERE = Path(__file__).parent
+'''
+
+HELPERS = '''
+
+def questions(effects):
+    """Each question asked: (whom, the question, its options)."""
+    return [(e.player, e.question, e.options) for e in WorldHarness.asks(effects)]
+
+
+def sheet(effects):
+    """Each sheet change: (token, the rules-owned stats written) or (token, its conditions)."""
+    return [
+        (e.token, e.stats) if isinstance(e, UpdateStats) else (e.token, e.conditions)
+        for e in effects
+        if isinstance(e, UpdateStats | UpdateConditions)
+    ]
+
+
+def moved(effects):
+    """Each token the rules moved (or put back): (token, x, y) in cells."""
+    return [(e.token, e.cell.x, e.cell.y) for e in WorldHarness.moves(effects)]
+
+
+def initiative(w):
+    """The initiative order, each combatant with his IC."""
+    enc = w.encounter
+    return [(c, enc.combatants[c].ic) for c in enc.order()] if enc.combatants else []
+
+
+def conditions(w):
+    """Every token in a condition, with its conditions."""
+    found = {t: sorted(conditions_of(w.encounter, t)) for t in w.world.tokens}
+    return {t: c for t, c in found.items() if c}
+'''
+
+
+@dataclass
+class Written:
+    """What :func:`export_test` wrote."""
+
+    path: Path
+    world: str
+    events: int
+    first: int | None
+    last: int | None
+    dice: int
+    differences: int
+    """How many differences the replay found against the log (the test fails on them)."""
+
+    def summary(self) -> str:
+        if not self.events:
+            return f"No events of world {self.world!r} in that range: nothing written."
+        text = (
+            f"Wrote {self.path}: {self.events} events of world {self.world!r} "
+            f"(seq {self.first}-{self.last}), {self.dice} dice. Run it with: "
+            f"python -m pytest {self.path}"
+        )
+        if self.differences:
+            text += (
+                f"\nNote: today's rules and scripts already differ from the log there "
+                f"({self.differences} differences, see vttbridge replay): the test states what "
+                "the table saw, so it fails until they agree."
+            )
+        return text
+
+
+async def export_test(
+    location: str,
+    world: str,
+    out: Path,
+    *,
+    name: str | None = None,
+    scripts: Sequence[Any] = (),
+    changes: Mapping[str, Any] | None = None,
+    first: int | None = None,
+    last: int | None = None,
+    adapters: Mapping[str, Adapter] | None = None,
+    entry_points: bool = True,
+) -> Written:
+    """Replay world ``world`` of the database at ``location`` (read-only) and write the
+    slice ``first``..``last`` as a pytest file at ``out``."""
+    from vttbridge.adapters.bridge.storage import open_storage
+
+    store = await open_storage(location, read_only=True)
+    try:
+        replayer = Replayer(
+            store,
+            world,
+            scripts=scripts,
+            changes=changes,
+            first=first,
+            last=last,
+            adapters=adapters,
+            entry_points=entry_points,
+        )
+        steps: list[Step] = []
+        differences = 0
+        end: dict[str, Any] = {}
+        async for step in replayer.steps():
+            if step.compared:
+                steps.append(step)
+                differences += len(step_differences(step))
+        assert replayer.runtime is not None
+        end = _final(replayer.runtime)
+    finally:
+        await store.close()
+    written = Written(
+        out,
+        world,
+        len(steps),
+        steps[0].seq if steps else None,
+        steps[-1].seq if steps else None,
+        sum(len(s.faces) for s in steps),
+        differences,
+    )
+    if steps:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(_source(replayer, steps, end, out, name), encoding="utf-8")
+    return written
+
+
+def _final(runtime: WorldRuntime) -> dict[str, Any]:
+    enc = runtime.world.encounter
+    order = [(c, enc.combatants[c].ic) for c in enc.order()] if enc.combatants else []
+    found = {t: sorted(conditions_of(enc, t)) for t in runtime.world.tokens}
+    return {"initiative": order, "conditions": {t: c for t, c in found.items() if c}}
+
+
+def _source(
+    replayer: Replayer, steps: list[Step], end: dict[str, Any], out: Path, name: str | None
+) -> str:
+    world = replayer.name
+    first, last = steps[0].seq, steps[-1].seq
+    title = f"World {world!r} ({replayer.system}), events {first}-{last} of its log, offline."
+    parts = [
+        HEADER.format(
+            title=title,
+            world=world,
+            date=datetime.date.today().isoformat(),
+        )
+    ]
+    scripts = [_script_path(Path(str(s)), out) for s in replayer.scripts]
+    parts.append(f"SCRIPTS = [{', '.join(scripts)}]\n")
+    start = replayer.start_state
+    opts = start["world"].get("encounter", {}).get("options") or {}
+    parts.append(_assign("OPTIONS", {"system": replayer.system, **opts}))
+    settings = start["world"].get("settings")
+    if settings:
+        defaults = WorldSettings().model_dump(mode="json")
+        changed = {k: v for k, v in settings.items() if defaults.get(k) != v}
+        if changed:
+            parts.append(_assign("SETTINGS", changed))
+    dice = [face for s in steps for face in s.faces]
+    parts.append("# every die the table rolled in these events, in order\n")
+    parts.append(_assign("DICE", dice))
+    fresh = _is_new(start)
+    if not fresh:
+        parts.append(
+            f"# the world as it was before seq {first} (what the log's earlier events made)\n"
+        )
+        # its dice are DICE: the snapshot's roller is left out
+        parts.append(_assign("START", {"format": start["format"], "world": start["world"]}))
+    parts.append(HELPERS)
+    func = name or f"test_{_ident(world)}_seq_{first}_to_{last}"
+    kw = ["*SCRIPTS", "options=OPTIONS", "dice=DICE", f"world_id={world!r}"]
+    if "SETTINGS = " in "".join(parts):
+        kw.append("settings=SETTINGS")
+    if not fresh:
+        kw.append("state=START")
+    body = [
+        "",
+        "",
+        "@pytest.mark.asyncio",
+        f"async def {func}():",
+        f"    async with WorldHarness({', '.join(kw)}) as w:",
+    ]
+    for step in steps:
+        body += _step(step)
+    body += [
+        f"        # at the end (seq {last})",
+        *_assert("initiative(w)", end["initiative"]),
+        *_assert("conditions(w)", end["conditions"]),
+        "        assert w.roller.script == [], 'dice left over: the rules rolled fewer'",
+        "",
+    ]
+    return "".join(parts) + "\n".join(body)
+
+
+def _step(step: Step) -> list[str]:
+    event = step.event.model_dump(mode="json", exclude_defaults=True)
+    event = {"type": getattr(step.event, "type", ""), **event}
+    lines = [f"        # seq {step.seq}: {describe_event(step.event)}"[:WIDTH]]
+    lines += _call("out = await w.send(", event, ")")
+    recorded = step.recorded
+    said = [e["text"] for e in recorded if e.get("type") == "post_chat"]
+    lines += _assert("w.chat_lines(out)", said)
+    asked = [
+        (e["player"], e["question"], e["options"])
+        for e in recorded
+        if e.get("type") == "ask_player"
+    ]
+    if asked:
+        lines += _assert("questions(out)", asked)
+    sheet = [
+        (e["token"], e["stats"]) if e["type"] == "update_stats" else (e["token"], e["conditions"])
+        for e in recorded
+        if e.get("type") in ("update_stats", "update_conditions")
+    ]
+    if sheet:
+        lines += _assert("sheet(out)", sheet)
+    moves = [
+        (e["token"], e["cell"]["x"], e["cell"]["y"])
+        for e in recorded
+        if e.get("type") == "update_token" and e.get("cell") is not None
+    ]
+    if moves:
+        lines += _assert("moved(out)", moves)
+    return lines
+
+
+def _assert(what: str, value: Any) -> list[str]:
+    return _call(f"assert {what} == ", value, "")
+
+
+def _call(head: str, value: Any, tail: str, indent: str = "        ") -> list[str]:
+    """``head`` + ``value`` as a Python literal + ``tail``, wrapped to :data:`WIDTH`."""
+    return f"{indent}{head}{_literal(value, len(indent))}{tail}".split("\n")
+
+
+def _literal(value: Any, indent: int) -> str:
+    """``value`` as Python source: on one line when it fits, else one item a line (and a long
+    text with several lines as one string literal a line)."""
+    one = repr(value)
+    if len(one) + indent <= WIDTH - 8:
+        return one
+    pad, inner = " " * indent, " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [f"{inner}{k!r}: {_literal(v, indent + 4)}," for k, v in value.items()]
+        return "{\n" + "\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list | tuple):
+        items = [f"{inner}{_literal(v, indent + 4)}," for v in value]
+        close = "]" if isinstance(value, list) else ")"
+        opener = "[" if isinstance(value, list) else "("
+        return opener + "\n" + "\n".join(items) + f"\n{pad}{close}"
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        lines = value.splitlines(keepends=True)
+        return "(\n" + "\n".join(f"{inner}{ln!r}" for ln in lines) + f"\n{pad})"
+    return one
+
+
+def _assign(name: str, value: Any) -> str:
+    return f"{name} = {_literal(value, 0)}\n"
+
+
+def _script_path(script: Path, out: Path) -> str:
+    """A script as the test finds it: beside the test file, by a relative path."""
+    try:
+        rel = os.path.relpath(script.resolve(), out.resolve().parent)
+    except ValueError:  # another drive (Windows): as it is
+        return repr(str(script.resolve()))
+    return f"HERE / {Path(rel).as_posix()!r}"
+
+
+def _is_new(start: Mapping[str, Any]) -> bool:
+    """Whether the slice starts from a world that holds nothing but its options."""
+    world = dict(start.get("world") or {})
+    enc = dict(world.get("encounter") or {})
+    rest = {k: v for k, v in world.items() if k not in ("id", "encounter", "settings") and v}
+    held = {k: v for k, v in enc.items() if k not in ("options", "grid") and v}
+    return not rest and not held
+
+
+def _ident(text: str) -> str:
+    ident = re.sub(r"\W+", "_", text).strip("_").lower() or "world"
+    return f"{ident}_" if keyword.iskeyword(ident) else ident
+
+
+__all__ = ["Written", "export_test"]
