@@ -306,8 +306,8 @@ class Replayer:
             if not rows:
                 break
             for row in rows:
-                if self.last is not None and row.seq > self.last:
-                    break
+                if self.last is not None and row.seq > self.last and row.kind == "event":
+                    break  # (the commands of the last event, after it, still count)
                 cursor = row.seq
                 if row.kind == "command":
                     linked = True
