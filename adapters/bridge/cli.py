@@ -265,7 +265,14 @@ def _add_replay_parsers(sub: argparse._SubParsersAction) -> None:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("world", metavar="WORLD", help="the world's name")
-        _add_db(p)
+        p.add_argument(
+            "--db",
+            metavar="PATH|URL",
+            default=_db_default(),
+            help="the server's database, as for serve: a SQLite file (also sqlite:///PATH) or "
+            "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE; opened read-only, never "
+            "created or upgraded. Default: $VTTBRIDGE_DB or ./%(default)s",
+        )
         p.add_argument(
             "--script",
             action="append",
@@ -280,7 +287,7 @@ def _add_replay_parsers(sub: argparse._SubParsersAction) -> None:
             default=[],
             metavar="OPTION=VALUE",
             help="change a rules option or a world setting first, as !set would "
-            "(repeatable), e.g. --set diagonal_metric=manhattan",
+            "(repeatable), e.g. --set surprise_after=insert",
         )
         p.add_argument(
             "--from",
@@ -304,8 +311,8 @@ def _add_replay_parsers(sub: argparse._SubParsersAction) -> None:
         )
         p.add_argument(
             "--no-entry-point-scripts",
-            dest="entry_points",
-            action="store_false",
+            dest="no_entry_points",
+            action="store_true",
             help="leave out the installed plug-in scripts (as serve's option of that name)",
         )
 
@@ -442,7 +449,7 @@ def _replay_kw(args: argparse.Namespace) -> dict:
         "first": args.first,
         "last": args.last,
         "adapters": {a.name: a for a in _adapters(args.adapter)},
-        "entry_points": args.entry_points,
+        "entry_points": not args.no_entry_points,
     }
 
 

@@ -443,7 +443,7 @@ def describe_effect(effect: Mapping[str, Any] | None) -> str:
     kind = data.pop("type", "?")
     if kind == "post_chat":
         to = data.get("whisper_to")
-        return f"chat{' to ' + str(to) if to else ''}: {_cut(str(data.get('text', '')), 160)}"
+        return f'"{_cut(str(data.get("text", "")), 160)}"' + (f" (to {to})" if to else "")
     if kind == "ask_player":
         opts = "/".join(data.get("options", []))
         return f"question to {data.get('player')}: {_cut(str(data.get('question')), 120)} [{opts}]"

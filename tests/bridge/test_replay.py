@@ -180,7 +180,7 @@ async def test_a_session_over_the_wire_replays_with_no_difference_and_finds_chan
     ran = replay(played, "spy", script=edited)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "> seq" in ran.stdout and "!shoot thug" in ran.stdout
-    assert "chat: was chat: Kevin shoots thug.; now chat: Kevin fires at thug." in ran.stdout
+    assert 'chat: was "Kevin shoots thug."; now "Kevin fires at thug."' in ran.stdout
     counts = json.loads(replay(played, "spy", "--json", script=edited).stdout)["differences"]
     assert {k: v for k, v in counts.items() if v} == {"chat": 1, "commands": 1}
 
@@ -206,10 +206,9 @@ async def test_a_selection_replays_the_rest_and_compares_only_it(played: Played)
 # -- in-process, fast -----------------------------------------------------------------------------
 
 
-async def test_timeouts_and_a_pruned_first_snapshot_replay_too(tmp_path: Path) -> None:
-    """A question the table let time out is in the log as the runtime's own event, replayed in
-    its place (timers never fire in a replay); a world saved before the first snapshot was
-    kept replays from its oldest one, and says so."""
+async def timed_out_world(tmp_path: Path) -> Path:
+    """A Spycraft world whose Stand Off offer timed out at the table (its default taken), a
+    snapshot every 4 events; the database's path."""
     from vttbridge.adapters.bridge.config import WorldConfig
 
     from tests.bridge.conftest import TableClient, start_server
@@ -229,9 +228,18 @@ async def test_timeouts_and_a_pruned_first_snapshot_replay_too(tmp_path: Path) -
         async with asyncio.timeout(5):
             while not any("takes the attack" in c["data"].get("text", "") for c in client.commands):
                 await asyncio.sleep(0.05)
+        await t.chat("!next")
     finally:
         await client.close()
         await srv.stop()
+    return db
+
+
+async def test_timeouts_and_a_pruned_first_snapshot_replay_too(tmp_path: Path) -> None:
+    """A question the table let time out is in the log as the runtime's own event, replayed in
+    its place (timers never fire in a replay); a world saved before the first snapshot was
+    kept replays from its oldest one, and says so."""
+    db = await timed_out_world(tmp_path)
     report = await replay_report(str(db), "spy")
     assert report.total == 0, report.text()
     assert report.start_seq == 0
@@ -242,6 +250,24 @@ async def test_timeouts_and_a_pruned_first_snapshot_replay_too(tmp_path: Path) -
     report = await replay_report(str(db), "spy")
     assert report.total == 0 and report.start_seq == rows[1][0]
     assert "the replay starts there" in report.text()
+
+
+@pytest.mark.slow
+async def test_an_exported_slice_starts_from_the_world_as_it_was(tmp_path: Path) -> None:
+    """``--from``: the file holds the world before the slice and starts the harness from it;
+    the timed-out question is sent as the runtime's own event. It passes as written."""
+    db = await timed_out_world(tmp_path)
+    out = tmp_path / "tests" / "test_slice.py"
+    ran = vttbridge("export-test", "spy", "--db", str(db), "--from", "8", "--out", str(out))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    text = out.read_text()
+    assert "state=START" in text and "START = {" in text
+    assert "'timed_out': True" in text and "'source': 'runtime'" in text
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0 and "1 passed" in ran.stdout, ran.stdout + ran.stderr
 
 
 async def test_bad_requests_are_told(tmp_path: Path) -> None:
