@@ -16,16 +16,16 @@ import datetime
 import keyword
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vttbridge.adapters.base import Adapter
 from vttbridge.adapters.bridge.replay import (
     Replayer,
     Step,
     describe_event,
+    replaying,
     step_differences,
 )
 from vttbridge.rules.conditions import conditions_of
@@ -121,45 +121,20 @@ class Written:
 
 
 async def export_test(
-    location: str,
-    world: str,
-    out: Path,
-    *,
-    name: str | None = None,
-    scripts: Sequence[Any] = (),
-    changes: Mapping[str, Any] | None = None,
-    first: int | None = None,
-    last: int | None = None,
-    adapters: Mapping[str, Adapter] | None = None,
-    entry_points: bool = True,
+    location: str, world: str, out: Path, *, name: str | None = None, **kw: Any
 ) -> Written:
-    """Replay world ``world`` of the database at ``location`` (read-only) and write the
-    slice ``first``..``last`` as a pytest file at ``out``."""
-    from vttbridge.adapters.bridge.storage import open_storage
-
-    store = await open_storage(location, read_only=True)
-    try:
-        replayer = Replayer(
-            store,
-            world,
-            scripts=scripts,
-            changes=changes,
-            first=first,
-            last=last,
-            adapters=adapters,
-            entry_points=entry_points,
-        )
-        steps: list[Step] = []
-        differences = 0
-        end: dict[str, Any] = {}
+    """Replay world ``world`` of the database at ``location`` (read-only; ``kw``: the
+    :class:`Replayer`'s options, its ``first`` and ``last`` the slice) and write the slice as
+    a pytest file at ``out``, its test function called ``name``."""
+    steps: list[Step] = []
+    differences = 0
+    async with replaying(location, world, **kw) as replayer:
         async for step in replayer.steps():
             if step.compared:
                 steps.append(step)
                 differences += len(step_differences(step))
         assert replayer.runtime is not None
         end = _final(replayer.runtime)
-    finally:
-        await store.close()
     written = Written(
         out,
         world,

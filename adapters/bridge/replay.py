@@ -17,6 +17,7 @@ that happened at the table are in the log, as events, in their place.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import logging
@@ -692,35 +693,24 @@ def _short(value: Any) -> str:
     return _cut(json.dumps(value, ensure_ascii=False, default=str), 80)
 
 
-async def replay_report(
-    location: str,
-    name: str,
-    *,
-    scripts: Sequence[Any] = (),
-    changes: Mapping[str, Any] | None = None,
-    first: int | None = None,
-    last: int | None = None,
-    adapters: Mapping[str, Adapter] | None = None,
-    entry_points: bool = True,
-) -> Report:
-    """Open the database at ``location`` read-only, replay world ``name``, compare."""
+@contextlib.asynccontextmanager
+async def replaying(location: str, name: str, **kw: Any) -> AsyncIterator[Replayer]:
+    """A :class:`Replayer` of world ``name`` of the database at ``location``, opened
+    read-only (``kw``: :class:`Replayer`'s options); the database is closed after."""
     from vttbridge.adapters.bridge.storage import open_storage
 
     store = await open_storage(location, read_only=True)
     try:
-        replayer = Replayer(
-            store,
-            name,
-            scripts=scripts,
-            changes=changes,
-            first=first,
-            last=last,
-            adapters=adapters,
-            entry_points=entry_points,
-        )
-        return await compare(replayer)
+        yield Replayer(store, name, **kw)
     finally:
         await store.close()
+
+
+async def replay_report(location: str, name: str, **kw: Any) -> Report:
+    """Replay world ``name`` of the database at ``location`` (read-only) and compare:
+    ``vttbridge replay``. ``kw``: :class:`Replayer`'s options."""
+    async with replaying(location, name, **kw) as replayer:
+        return await compare(replayer)
 
 
 __all__ = [
@@ -738,5 +728,6 @@ __all__ = [
     "describe_event",
     "option_changes",
     "replay_report",
+    "replaying",
     "step_differences",
 ]
