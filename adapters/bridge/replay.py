@@ -144,8 +144,8 @@ class Difference:
             "seq": self.seq,
             "kind": self.kind,
             "text": self.text,
-            "recorded": self.recorded,
-            "replayed": self.replayed,
+            "recorded": _plain(self.recorded),
+            "replayed": _plain(self.replayed),
         }
 
 
@@ -378,10 +378,10 @@ class Replayer:
         world, roller = read_snapshot(data)
         apply_changes(world, self.changes)  # the options changed on purpose differ, of course
         mine = self.runtime.snapshot()
-        recorded = _comparable(world.model_dump(mode="json"), roller)
-        replayed = _comparable(
-            World.model_validate(mine["world"]).model_dump(mode="json"), mine["roller"]
-        )
+        # as Python values, not JSON: a set (a character's conditions) is a set, whatever the
+        # order its JSON list was written in by the process that wrote it
+        recorded = _comparable(world.model_dump(), roller)
+        replayed = _comparable(World.model_validate(mine["world"]).model_dump(), mine["roller"])
         self.state_checks.append(StateCheck(seq, list(_differences(recorded, replayed))))
 
 
@@ -690,7 +690,18 @@ def _count(report: Report, found: list[Difference]) -> None:
 
 
 def _short(value: Any) -> str:
-    return _cut(json.dumps(value, ensure_ascii=False, default=str), 80)
+    return _cut(json.dumps(_plain(value), ensure_ascii=False), 80)
+
+
+def _plain(value: Any) -> Any:
+    """A state's value as JSON can say it: a set as its sorted items."""
+    if isinstance(value, set | frozenset):
+        return sorted((_plain(v) for v in value), key=str)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return pydantic_core.to_jsonable_python(value, fallback=str)
 
 
 @contextlib.asynccontextmanager

@@ -206,9 +206,10 @@ async def test_a_selection_replays_the_rest_and_compares_only_it(played: Played)
 # -- in-process, fast -----------------------------------------------------------------------------
 
 
-async def timed_out_world(tmp_path: Path) -> Path:
-    """A Spycraft world whose Stand Off offer timed out at the table (its default taken), a
-    snapshot every 4 events; the database's path."""
+async def stand_off_world(tmp_path: Path, *, time_out: bool) -> Path:
+    """A Spycraft world where the thug attacks Gary, who is offered a Stand Off: he takes it
+    (both are then in two conditions), or the offer times out at the table (its default
+    taken). A snapshot every 4 events; the database's path."""
     from vttbridge.adapters.bridge.config import WorldConfig
 
     from tests.bridge.conftest import TableClient, start_server
@@ -225,9 +226,14 @@ async def timed_out_world(tmp_path: Path) -> Path:
         await t.chat("!set prompt_timeout 0.2")
         await t.move("thug", 100, 300)  # within 30 ft of Gary
         assert "Stand off?" in await t.chat("!attack gary", "thug")
-        async with asyncio.timeout(5):
-            while not any("takes the attack" in c["data"].get("text", "") for c in client.commands):
-                await asyncio.sleep(0.05)
+        if time_out:
+            async with asyncio.timeout(5):
+                while not any(
+                    "takes the attack" in c["data"].get("text", "") for c in client.commands
+                ):
+                    await asyncio.sleep(0.05)
+        else:
+            assert "Stand off so1" in await t.answer("Stand off?", "stand_off", "u-q")
         await t.chat("!next")
     finally:
         await client.close()
@@ -239,7 +245,7 @@ async def test_timeouts_and_a_pruned_first_snapshot_replay_too(tmp_path: Path) -
     """A question the table let time out is in the log as the runtime's own event, replayed in
     its place (timers never fire in a replay); a world saved before the first snapshot was
     kept replays from its oldest one, and says so."""
-    db = await timed_out_world(tmp_path)
+    db = await stand_off_world(tmp_path, time_out=True)
     report = await replay_report(str(db), "spy")
     assert report.total == 0, report.text()
     assert report.start_seq == 0
@@ -252,11 +258,35 @@ async def test_timeouts_and_a_pruned_first_snapshot_replay_too(tmp_path: Path) -
     assert "the replay starts there" in report.text()
 
 
+async def test_the_state_compares_sets_as_sets(tmp_path: Path) -> None:
+    """A character's conditions are a set: the snapshot's JSON lists them in the order the
+    writing process happened to hold them, which another process need not share."""
+    db = await stand_off_world(tmp_path, time_out=False)
+    ((seq, data),) = await query(
+        db, "SELECT seq, data FROM snapshots WHERE world = 'spy' ORDER BY seq DESC LIMIT 1"
+    )
+    snap = json.loads(data)
+    conditions = snap["world"]["encounter"]["characters"]["gary"]["conditions"]
+    assert sorted(conditions) == ["standoff", "vulnerable"]
+    conditions.reverse()
+    await query(db, "UPDATE snapshots SET data = ? WHERE seq = ?", json.dumps(snap), seq)
+    report = await replay_report(str(db), "spy")
+    assert report.total == 0 and seq in report.state_seqs, report.text()
+    conditions.remove("vulnerable")  # a real difference is still one
+    await query(db, "UPDATE snapshots SET data = ? WHERE seq = ?", json.dumps(snap), seq)
+    report = await replay_report(str(db), "spy")
+    assert report.counts == {"state": 1}, report.text()
+    assert report.differences[0].text == (
+        'world.encounter.characters.gary.conditions: was ["standoff"]; now ["standoff", '
+        '"vulnerable"]'
+    )
+
+
 @pytest.mark.slow
 async def test_an_exported_slice_starts_from_the_world_as_it_was(tmp_path: Path) -> None:
     """``--from``: the file holds the world before the slice and starts the harness from it;
     the timed-out question is sent as the runtime's own event. It passes as written."""
-    db = await timed_out_world(tmp_path)
+    db = await stand_off_world(tmp_path, time_out=True)
     out = tmp_path / "tests" / "test_slice.py"
     ran = vttbridge("export-test", "spy", "--db", str(db), "--from", "8", "--out", str(out))
     assert ran.returncode == 0, ran.stdout + ran.stderr
