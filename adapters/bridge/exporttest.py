@@ -24,6 +24,7 @@ from typing import Any
 from vttbridge.adapters.bridge.replay import (
     Replayer,
     Step,
+    UnreadableEvent,
     describe_event,
     replaying,
     step_differences,
@@ -218,6 +219,8 @@ def _source(
 
 
 def _step(step: Step) -> list[str]:
+    if isinstance(step.event, UnreadableEvent):
+        return [f"        # seq {step.seq}: a {step.event.kind} event this vttbridge cannot read"]
     event = step.event.model_dump(mode="json", exclude_defaults=True)
     event = {"type": getattr(step.event, "type", ""), **event}
     lines = [f"        # seq {step.seq}: {describe_event(step.event)}"[:WIDTH]]

@@ -25,7 +25,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pydantic_core
 from pydantic import ValidationError
@@ -99,6 +99,15 @@ class LogClock:
 
 
 # -- what the replay produces ----------------------------------------------------------------------
+
+
+class UnreadableEvent(BaseEvent):
+    """A logged event this vttbridge cannot read (of a kind it no longer knows): reported as
+    refused on replay, never run."""
+
+    type: Literal["unreadable"] = "unreadable"
+    kind: str
+    """The logged event's own type."""
 
 
 @dataclass
@@ -320,34 +329,48 @@ class Replayer:
                 if row.kind != "event":
                     continue
                 if step is not None:
-                    yield step
+                    yield self._settled(step, linked)
                 while later and later[0][0] < row.seq:
                     self._check_state(later.pop(0))
                 if not started and row.seq >= self.first:
                     started = True
                     self.start_state = runtime.snapshot()
                     runtime.roller.faces = []
-                step = await self._replay(runtime, clock, row, started, linked)
+                step = await self._replay(runtime, clock, row, started)
             else:
                 continue
             break
         if step is not None:
-            yield step
+            yield self._settled(step, linked)
         if not started:
             self.start_state = runtime.snapshot()
         upto = self.last if self.last is not None else cursor
         while later and later[0][0] <= upto:
             self._check_state(later.pop(0))
 
+    @staticmethod
+    def _settled(step: Step, linked: bool) -> Step:
+        """``step`` with its commands all read: they are compared once a VTT has linked the
+        world (before, nobody was sent any)."""
+        if not linked:
+            step.replayed_commands = None
+        return step
+
     async def _replay(
-        self, runtime: WorldRuntime, clock: LogClock, row: LogRow, compared: bool, linked: bool
+        self, runtime: WorldRuntime, clock: LogClock, row: LogRow, compared: bool
     ) -> Step:
         clock.at = row.at
+        recorded = list(row.body.get("effects", []))
         try:
             event = EVENT_ADAPTER.validate_python(row.body["event"])
         except (ValidationError, KeyError, TypeError) as e:
-            raise ReplayError(f"log row {row.seq} cannot be read: {e}") from None
-        recorded = list(row.body.get("effects", []))
+            # an event of a kind this vttbridge no longer knows: nothing to replay it with
+            logged = row.body.get("event") if isinstance(row.body, dict) else None
+            kind = str(logged.get("type", "?")) if isinstance(logged, dict) else "?"
+            refusal = f"unreadable: {str(e).splitlines()[0]}"
+            return Step(
+                row.seq, UnreadableEvent(kind=kind), recorded, None, refusal, compared=compared
+            )
         faces = runtime.roller.faces
         before = len(faces) if faces is not None else 0
         step = Step(row.seq, event, recorded, None, compared=compared)
@@ -358,7 +381,7 @@ class Replayer:
             step.refusal = f"{e.code}: {e.message}"
         else:
             step.replayed = [f.model_dump(mode="json") for f in effects]
-            if self.adapter is not None and linked:
+            if self.adapter is not None:
                 step.replayed_commands = [
                     _command(cmd)
                     for eff in effects
@@ -733,6 +756,7 @@ __all__ = [
     "Report",
     "StateCheck",
     "Step",
+    "UnreadableEvent",
     "apply_changes",
     "compare",
     "describe_effect",

@@ -300,6 +300,19 @@ async def test_an_exported_slice_starts_from_the_world_as_it_was(tmp_path: Path)
     assert ran.returncode == 0 and "1 passed" in ran.stdout, ran.stdout + ran.stderr
 
 
+async def test_an_event_this_version_cannot_read_is_reported_not_fatal(tmp_path: Path) -> None:
+    db = await stand_off_world(tmp_path, time_out=True)
+    rows = await query(db, "SELECT seq, body FROM log WHERE kind = 'event' ORDER BY seq")
+    seq, body = next((s, b) for s, b in rows if '"!next"' in b)  # the last event
+    gone = body.replace('"type":"chat_message"', '"type":"no_longer_known"')
+    assert gone != body
+    await query(db, "UPDATE log SET body = ? WHERE seq = ?", gone, seq)
+    report = await replay_report(str(db), "spy")
+    assert report.counts.get("refused") == 1 and report.differences[0].seq == seq
+    assert "unreadable" in report.differences[0].text
+    assert f"> seq {seq:<6} unreadable" in report.text()
+
+
 async def test_bad_requests_are_told(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite3"
     create_world(db, "spy")
