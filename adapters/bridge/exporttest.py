@@ -176,12 +176,12 @@ def _source(
     start = replayer.start_state
     opts = start["world"].get("encounter", {}).get("options") or {}
     parts.append(_assign("OPTIONS", {"system": replayer.system, **opts}))
-    settings = start["world"].get("settings")
+    defaults = WorldSettings().model_dump(mode="json")
+    settings = {
+        k: v for k, v in (start["world"].get("settings") or {}).items() if defaults.get(k) != v
+    }
     if settings:
-        defaults = WorldSettings().model_dump(mode="json")
-        changed = {k: v for k, v in settings.items() if defaults.get(k) != v}
-        if changed:
-            parts.append(_assign("SETTINGS", changed))
+        parts.append(_assign("SETTINGS", settings))
     dice = [face for s in steps for face in s.faces]
     parts.append("# every die the table rolled in these events, in order\n")
     parts.append(_assign("DICE", dice))
@@ -193,9 +193,10 @@ def _source(
         # its dice are DICE: the snapshot's roller is left out
         parts.append(_assign("START", {"format": start["format"], "world": start["world"]}))
     parts.append(HELPERS)
-    func = name or f"test_{_ident(world)}_seq_{first}_to_{last}"
+    func = _ident(name) if name else f"{_ident(world)}_seq_{first}_to_{last}"
+    func = func if func.startswith("test") else f"test_{func}"  # so pytest collects it
     kw = ["*SCRIPTS", "options=OPTIONS", "dice=DICE", f"world_id={world!r}"]
-    if "SETTINGS = " in "".join(parts):
+    if settings:
         kw.append("settings=SETTINGS")
     if not fresh:
         kw.append("state=START")

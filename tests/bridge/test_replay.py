@@ -27,7 +27,7 @@ from vttbridge.adapters.bridge.server import create_world
 from vttbridge.adapters.bridge.storage import open_storage, parse
 
 from tests.bridge import session
-from tests.bridge.conftest import ROOT, start_serve
+from tests.bridge.conftest import ROOT, start_serve, started_serve
 from tests.bridge.storage.conftest import query
 from tests.fresh import fresh_venv
 
@@ -201,6 +201,47 @@ async def test_a_selection_replays_the_rest_and_compares_only_it(played: Played)
     assert ran.returncode == 2 and "no world named 'nobody'" in ran.stderr
     ran = replay(played, "spy", "--set", "diagonal=alternating")
     assert ran.returncode == 2 and "did you mean diagonal_metric" in ran.stderr
+
+
+@pytest.mark.slow
+def test_a_foundry_world_replays_its_commands_too(tmp_path: Path) -> None:
+    """``vttbridge demo`` (a simulated Foundry client: a Ready and a Stand Off) into a GM's
+    ``vttbridge serve``, then ``vttbridge replay default`` in the same folder, as the GM types
+    them: the Foundry adapter's commands are compared too, and all is as the table saw."""
+    with started_serve(tmp_path) as served:
+        ran = vttbridge(
+            "demo", "--url", served.url, "--pace", "0", "--key", served.gm, cwd=tmp_path
+        )
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        ran = vttbridge("replay", "default", "--json", cwd=tmp_path)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        report = json.loads(ran.stdout)
+        assert report["identical"] and report["events"] > 10
+        assert not [n for n in report["notes"] if "Commands not compared" in n]
+        rows = asyncio.run(query(served.db, "SELECT count(*) FROM log WHERE kind = 'command'"))
+        assert rows[0][0] > 10  # there were commands to compare
+        # the same log through a Foundry adapter that words its commands otherwise: the
+        # effects are the same, the commands are not
+        (tmp_path / "loud_foundry.py").write_text(LOUD_FOUNDRY)
+        ran = vttbridge(
+            "replay", "default", "--json", "--adapter", "loud_foundry:LoudFoundry", cwd=tmp_path
+        )
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        counts = json.loads(ran.stdout)["differences"]
+        assert counts["commands"] > 0 and sum(counts.values()) == counts["commands"]
+
+
+LOUD_FOUNDRY = """
+from vttbridge.adapters.foundry import FoundryAdapter
+
+
+class LoudFoundry(FoundryAdapter):
+    def translate_out(self, effect, world):
+        return [
+            c.model_copy(update={"data": {**c.data, "loud": True}})
+            for c in super().translate_out(effect, world)
+        ]
+"""
 
 
 # -- in-process, fast -----------------------------------------------------------------------------
