@@ -33,8 +33,8 @@ from vttbridge.rules.conditions import conditions_of
 from vttbridge.sdk.runtime import WorldRuntime
 from vttbridge.sdk.world import WorldSettings
 
-WIDTH = 96
-"""The line length the file is written for."""
+WIDTH = 88
+"""The line length the file is written for (black's and ruff's default)."""
 
 HEADER = '''"""{title}
 
@@ -172,7 +172,7 @@ def _source(
         )
     ]
     scripts = [_script_path(Path(str(s)), out) for s in replayer.scripts]
-    parts.append(f"SCRIPTS = [{', '.join(scripts)}]\n")
+    parts.append("\n".join(_wrapped("SCRIPTS = [", scripts, "]", 0)) + "\n")
     start = replayer.start_state
     opts = start["world"].get("encounter", {}).get("options") or {}
     parts.append(_assign("OPTIONS", {"system": replayer.system, **opts}))
@@ -195,7 +195,7 @@ def _source(
     parts.append(HELPERS)
     func = _ident(name) if name else f"{_ident(world)}_seq_{first}_to_{last}"
     func = func if func.startswith("test") else f"test_{func}"  # so pytest collects it
-    kw = ["*SCRIPTS", "options=OPTIONS", "dice=DICE", f"world_id={world!r}"]
+    kw = ["*SCRIPTS", "options=OPTIONS", "dice=DICE", f"world_id={_text(world)}"]
     if settings:
         kw.append("settings=SETTINGS")
     if not fresh:
@@ -205,7 +205,7 @@ def _source(
         "",
         "@pytest.mark.asyncio",
         f"async def {func}():",
-        f"    async with WorldHarness({', '.join(kw)}) as w:",
+        *_wrapped("async with WorldHarness(", kw, ") as w:", 4),
     ]
     for step in steps:
         body += _step(step)
@@ -213,7 +213,7 @@ def _source(
         f"        # at the end (seq {last})",
         *_assert("initiative(w)", end["initiative"]),
         *_assert("conditions(w)", end["conditions"]),
-        "        assert w.roller.script == [], 'dice left over: the rules rolled fewer'",
+        '        assert w.roller.script == [], "dice left over: the rules rolled fewer"',
         "",
     ]
     return "".join(parts) + "\n".join(body)
@@ -225,7 +225,7 @@ def _step(step: Step) -> list[str]:
     event = step.event.model_dump(mode="json", exclude_defaults=True)
     event = {"type": getattr(step.event, "type", ""), **event}
     lines = [f"        # seq {step.seq}: {describe_event(step.event)}"[:WIDTH]]
-    lines += _call("out = await w.send(", event, ")")
+    lines += _sending(event)
     recorded = step.recorded
     said = [e["text"] for e in recorded if e.get("type") == "post_chat"]
     lines += _assert("w.chat_lines(out)", said)
@@ -253,38 +253,97 @@ def _step(step: Step) -> list[str]:
     return lines
 
 
+CHAT_FIELDS = ("text", "token", "player", "role")
+
+
+def _sending(event: dict[str, Any]) -> list[str]:
+    """The line that sends ``event``: ``w.chat(...)`` for a plain chat line (the harness's
+    own words for it), else ``w.send({...})`` with the event as logged."""
+    given = set(event) - {"type", "id"}
+    plain = event["type"] == "chat_message" and given <= set(CHAT_FIELDS)
+    # w.chat speaks for a token's owner when no player is given: only when the log says so
+    if plain and (event.get("player") is not None or event.get("token") is None):
+        args = [_text(event.get("text", ""))]
+        args += [f"{k}={_flat(event[k])}" for k in CHAT_FIELDS[1:] if k in event]
+        return _wrapped("out = await w.chat(", args, ")", 8)
+    return _statement("out = await w.send(", event, ")")
+
+
 def _assert(what: str, value: Any) -> list[str]:
-    return _call(f"assert {what} == ", value, "")
+    return _statement(f"assert {what} == ", value, "")
 
 
-def _call(head: str, value: Any, tail: str, indent: str = "        ") -> list[str]:
-    """``head`` + ``value`` as a Python literal + ``tail``, wrapped to :data:`WIDTH`."""
-    return f"{indent}{head}{_literal(value, len(indent))}{tail}".split("\n")
+def _statement(head: str, value: Any, tail: str, indent: int = 8) -> list[str]:
+    """``head`` + ``value`` as Python source + ``tail``, at ``indent``: on one line when it
+    fits :data:`WIDTH`, else as ``ruff format`` (and black) leave it."""
+    pad = " " * indent
+    flat = _flat(value)
+    if indent + len(head) + len(flat) + len(tail) <= WIDTH:
+        return [f"{pad}{head}{flat}{tail}"]
+    if head.endswith("(") and tail == ")":  # the argument on lines of its own
+        inner = _literal(value, indent + 4, explode=True)
+        return [f"{pad}{head}", *f"{pad}    {inner}".split("\n"), f"{pad})"]
+    return f"{pad}{head}{_literal(value, indent, len(head), len(tail))}{tail}".split("\n")
 
 
-def _literal(value: Any, indent: int) -> str:
-    """``value`` as Python source: on one line when it fits, else one item a line (and a long
-    text with several lines as one string literal a line)."""
-    one = repr(value)
-    if len(one) + indent <= WIDTH - 8:
-        return one
+def _literal(value: Any, indent: int, col: int = 0, tail: int = 0, *, explode: bool = False) -> str:
+    """``value`` as Python source starting ``col`` columns after ``indent``: on one line when
+    it fits (and not ``explode``), else one item a line with a trailing comma (so that a
+    formatter keeps it so, whatever its line length), and a text of several lines as one
+    string literal a line."""
+    flat = _flat(value)
+    if not explode and indent + col + len(flat) + tail <= WIDTH:
+        return flat
     pad, inner = " " * indent, " " * (indent + 4)
-    if isinstance(value, dict):
-        items = [f"{inner}{k!r}: {_literal(v, indent + 4)}," for k, v in value.items()]
+    if isinstance(value, dict) and value:
+        items = []
+        for k, v in value.items():
+            key = f"{_flat(k)}: "
+            items.append(f"{inner}{key}{_literal(v, indent + 4, len(key), 1)},")
         return "{\n" + "\n".join(items) + f"\n{pad}}}"
-    if isinstance(value, list | tuple):
-        items = [f"{inner}{_literal(v, indent + 4)}," for v in value]
-        close = "]" if isinstance(value, list) else ")"
-        opener = "[" if isinstance(value, list) else "("
+    if isinstance(value, list | tuple) and value:
+        items = [f"{inner}{_literal(v, indent + 4, 0, 1)}," for v in value]
+        opener, close = ("[", "]") if isinstance(value, list) else ("(", ")")
         return opener + "\n" + "\n".join(items) + f"\n{pad}{close}"
     if isinstance(value, str) and "\n" in value.rstrip("\n"):
         lines = value.splitlines(keepends=True)
-        return "(\n" + "\n".join(f"{inner}{ln!r}" for ln in lines) + f"\n{pad})"
-    return one
+        return "(\n" + "\n".join(f"{inner}{_text(ln)}" for ln in lines) + f"\n{pad})"
+    return flat
+
+
+def _flat(value: Any) -> str:
+    """``value`` as Python source on one line, quoted as a formatter quotes it."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_flat(k)}: {_flat(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_flat, value)) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_flat, value)) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
+def _text(text: str) -> str:
+    """A string literal in double quotes, unless that takes more escapes."""
+    r = repr(text)
+    if r.startswith("'") and '"' not in text:
+        return '"' + r[1:-1].replace("\\'", "'") + '"'
+    return r
+
+
+def _wrapped(head: str, items: list[str], tail: str, indent: int) -> list[str]:
+    """``head`` + the source ``items`` joined by commas + ``tail``; when that is too long,
+    one item a line with a trailing comma."""
+    pad = " " * indent
+    one = f"{pad}{head}{', '.join(items)}{tail}"
+    if len(one) <= WIDTH:
+        return [one]
+    return [f"{pad}{head}", *(f"{pad}    {it}," for it in items), f"{pad}{tail}"]
 
 
 def _assign(name: str, value: Any) -> str:
-    return f"{name} = {_literal(value, 0)}\n"
+    return "\n".join(_statement(f"{name} = ", value, "", indent=0)) + "\n"
 
 
 def _script_path(script: Path, out: Path) -> str:
@@ -292,8 +351,8 @@ def _script_path(script: Path, out: Path) -> str:
     try:
         rel = os.path.relpath(script.resolve(), out.resolve().parent)
     except ValueError:  # another drive (Windows): as it is
-        return repr(str(script.resolve()))
-    return f"HERE / {Path(rel).as_posix()!r}"
+        return _text(str(script.resolve()))
+    return f"HERE / {_text(Path(rel).as_posix())}"
 
 
 def _is_new(start: Mapping[str, Any]) -> bool:

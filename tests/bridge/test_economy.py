@@ -14,7 +14,7 @@ from vttbridge.adapters.bridge.server import create_world
 from vttbridge.systems.foe.rules.state import foe
 
 from tests.bridge.conftest import Server, TableClient, start_server
-from tests.bridge.session import SCRIPT
+from tests.bridge.game_night import SCRIPT
 
 
 @pytest.fixture

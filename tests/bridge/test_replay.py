@@ -1,6 +1,6 @@
 """``vttbridge replay`` and ``vttbridge export-test`` on a session played over the real wire.
 
-The session (``session.py``): a real ``vttbridge serve`` (SQLite file or PostgreSQL), a
+The session (``game_night.py``): a real ``vttbridge serve`` (SQLite file or PostgreSQL), a
 MiniTable GM client over python-socketio, both game systems, a Ready, a Stand Off, a surprise
 round, a charge, refused moves and a table script, the server's own random dice. The replay
 runs beside the server still serving those worlds, as a GM runs it: the command, in a process
@@ -26,7 +26,7 @@ from vttbridge.adapters.bridge.replay import ReplayError, replay_report
 from vttbridge.adapters.bridge.server import create_world
 from vttbridge.adapters.bridge.storage import open_storage, parse
 
-from tests.bridge import session
+from tests.bridge import game_night
 from tests.bridge.conftest import ROOT, start_serve, started_serve
 from tests.bridge.storage.conftest import query
 from tests.fresh import fresh_venv
@@ -82,13 +82,13 @@ async def play_served(db: Any, folder: Path) -> tuple[subprocess.Popen, Played]:
     """Serve two worlds with the table script, play the session into them, wait until the
     server saved them; the server keeps running."""
     script = folder / "table_script.py"
-    script.write_text(session.SCRIPT)
-    keys = {w: create_world(db, w, {"system": s})[0] for w, s in session.WORLDS.items()}
+    script.write_text(game_night.SCRIPT)
+    keys = {w: create_world(db, w, {"system": s})[0] for w, s in game_night.WORLDS.items()}
     proc, url = await start_serve(
         db, "--script", str(script), "--snapshot-every", "10", "--snapshot-quiet", "0.2"
     )
     try:
-        said = await session.play(url, keys)
+        said = await game_night.play(url, keys)
         await settled(db, list(keys))
     except BaseException:
         stop(proc)
@@ -176,7 +176,7 @@ async def test_a_session_over_the_wire_replays_with_no_difference_and_finds_chan
     # an edited script: the first divergence is the event that ran it, and nothing else
     edited = tmp_path / "edited" / "table_script.py"
     edited.parent.mkdir()
-    edited.write_text(session.SCRIPT.replace("shoots", "fires at"))
+    edited.write_text(game_night.SCRIPT.replace("shoots", "fires at"))
     ran = replay(played, "spy", script=edited)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "> seq" in ran.stdout and "!shoot thug" in ran.stdout
@@ -260,8 +260,8 @@ async def stand_off_world(tmp_path: Path, *, time_out: bool) -> Path:
     srv = await start_server(db, world=WorldConfig(snapshot_every=4), rate=0)
     client = await TableClient().connect(srv.url, "spy", key)
     try:
-        t = session.Table(client, "spy")
-        await t.send("snapshot", t.snapshot(session.SPY_TOKENS))
+        t = game_night.Table(client, "spy")
+        await t.send("snapshot", t.snapshot(game_night.SPY_TOKENS))
         start = {"thug": 20, "gary": 10}
         await t.send("combatStart", {"tokens": list(start), "initiative": start})
         await t.chat("!set prompt_timeout 0.2")
@@ -333,7 +333,7 @@ async def test_an_exported_slice_starts_from_the_world_as_it_was(tmp_path: Path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     text = out.read_text()
     assert "state=START" in text and "START = {" in text
-    assert "'timed_out': True" in text and "'source': 'runtime'" in text
+    assert '"timed_out": True' in text and '"source": "runtime"' in text
     ran = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(out)],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
@@ -409,7 +409,15 @@ async def test_export_test_writes_tests_that_pass_alone_and_fail_on_a_changed_ru
     finally:
         stop(proc)
     foe_test = (project / "tests" / "test_foe.py").read_text()
-    assert "SCRIPTS = [HERE / '../table_script.py']" in foe_test
+    assert 'SCRIPTS = [HERE / "../table_script.py"]' in foe_test
+    assert 'out = await w.chat("!charge raider", token="mint", player="u-q")' in foe_test
+    # as a formatter leaves it, at its default line length and at this repository's
+    for width in ("88", "100"):
+        ran = subprocess.run(
+            [sys.executable, "-m", "ruff", "format", "--check", "--line-length", width, "."],
+            cwd=project / "tests", capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "assert questions(out) == [" in foe_test and "assert moved(out) == [" in foe_test
     assert "state=START" not in foe_test  # the whole log: a new world, no snapshot inside
 
@@ -431,7 +439,7 @@ async def test_export_test_writes_tests_that_pass_alone_and_fail_on_a_changed_ru
     (project / "tests" / "conftest.py").unlink()
 
     edited = foe_test.replace(
-        "OPTIONS = {'system': 'foe'}", "OPTIONS = {'system': 'foe', 'surprise_after': 'insert'}"
+        'OPTIONS = {"system": "foe"}', 'OPTIONS = {"system": "foe", "surprise_after": "insert"}'
     )
     assert edited != foe_test
     (project / "tests" / "test_foe.py").write_text(edited)
