@@ -275,7 +275,7 @@ def _assert(what: str, value: Any) -> list[str]:
 
 def _statement(head: str, value: Any, tail: str, indent: int = 8) -> list[str]:
     """``head`` + ``value`` as Python source + ``tail``, at ``indent``: on one line when it
-    fits :data:`WIDTH`, else as ``ruff format`` (and black) leave it."""
+    fits :data:`WIDTH`, else as ``ruff format`` leaves it."""
     pad = " " * indent
     flat = _flat(value)
     if indent + len(head) + len(flat) + len(tail) <= WIDTH:
