@@ -295,8 +295,8 @@ def _add_replay_parsers(sub: argparse._SubParsersAction) -> None:
             type=int,
             default=None,
             metavar="SEQ",
-            help="compare from this log seq on (the events before it are replayed to set the "
-            "scene, not compared)",
+            help="compare (export-test: write) from this log seq on; the events before it "
+            "are replayed to set the scene",
         )
         p.add_argument(
             "--to", dest="last", type=int, default=None, metavar="SEQ", help="stop after this seq"
