@@ -58,9 +58,12 @@ class _Source:
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         # d20 calls randrange(size) for dN and randrange(0, 100, 10) for d%.
+        face = self._roller._face(start if stop is None else 100)
+        if self._roller.faces is not None:
+            self._roller.faces.append(face)
         if stop is None:
-            return self._roller._face(start) - 1
-        return (self._roller._face(100) % 100) // step * step
+            return face - 1
+        return (face % 100) // step * step
 
 
 class Roller:
@@ -69,6 +72,9 @@ class Roller:
     def __init__(self, seed: int | None = None, *, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random(seed)
         self.history: list[Roll] = []
+        self.faces: list[int] | None = None
+        """Every face shown, in order, while a list is set here (a replay keeps them, so a
+        ``ScriptedRoller`` given them rolls the same dice again)."""
         self._d20 = d20.Roller(context=d20.RollContext(max_rolls=MAX_ROLLS))
 
     def _face(self, size: int) -> int:

@@ -10,7 +10,9 @@ helpers to feed events and assert on the effects -- no VTT, no network::
             effects = await w.move("bob", (5, 2))
             assert w.said("rounds the corner", effects)
 
-``dice`` are the faces the dice show, in order (a :class:`vttbridge.rules.dice.ScriptedRoller`);
+``state`` starts the world from a snapshot (what ``WorldRuntime.snapshot()`` returns, as
+``vttbridge export-test`` writes it) instead of an empty world; ``dice`` are the faces the dice
+show, in order (a :class:`vttbridge.rules.dice.ScriptedRoller`);
 push more with ``w.dice(...)``. ``await w.advance(60)`` moves the clock on, firing prompt and
 ``wait_for`` timeouts, and returns the effects they produced.
 
@@ -54,6 +56,7 @@ from vttbridge.sdk.events import (
     TokenMoved,
 )
 from vttbridge.sdk.runtime import WorldRuntime
+from vttbridge.sdk.runtime.snapshot import read_snapshot
 from vttbridge.sdk.world import Prompt, WorldSettings
 
 CellLike = Cell | tuple[int, int]
@@ -129,7 +132,14 @@ class WorldHarness:
         builtins: bool = True,
         world_id: str = "test-world",
         gm: str = "gm",
+        state: Mapping[str, Any] | str | None = None,
     ) -> None:
+        world = None
+        if state is not None:  # a world to start from; its options unless given
+            world = read_snapshot(state)[0]
+            world.id = world_id
+            if options is None:
+                options = world.encounter.options
         if isinstance(options, dict):
             options = Options(**{"system": system, **options})
         self.options = options or Options(system=system)
@@ -147,6 +157,7 @@ class WorldHarness:
             builtins=builtins,
             clock=self.clock,
             reload_interval=None,
+            world=world,
         )
         self.effects: list[Effect] = []
         self.journal: list[tuple[BaseEvent, list[Effect]]] = []

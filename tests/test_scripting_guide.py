@@ -5,13 +5,12 @@ written: what a scripter meets first works outside this repository."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.fresh import fresh_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "scripting.md"
@@ -42,29 +41,13 @@ def test_the_guide_names_both_files_and_the_commands():
 
 @pytest.mark.slow
 def test_the_guides_first_script_and_test_pass_in_a_fresh_project(tmp_path: Path):
-    # the repository's package sources, as a clone has them (not its JavaScript dependencies)
-    source = tmp_path / "vttbridge"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(ROOT / name, source / name)
-    skip = shutil.ignore_patterns("node_modules", "__pycache__", "*.egg-info")
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    for folder in sorted(set(config["tool"]["setuptools"]["package-dir"].values())):
-        shutil.copytree(ROOT / folder, source / folder, ignore=skip)
-
     project = tmp_path / "my-scripts"
     project.mkdir()
     for name, code in named_blocks(first_section()).items():
         (project / name).write_text(code)
-
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    # the guide's two commands, in the project's folder, with the fresh environment's python
-    subprocess.run(
-        [python, "-m", "pip", "install", "-q", f"{source}[testing]"],
-        cwd=project, check=True, timeout=900,
-    )  # fmt: skip
+    # the guide's two commands (the install: fresh_venv's), in the project's folder, with the
+    # fresh environment's python
+    python = fresh_venv(tmp_path)
     ran = subprocess.run(
         [python, "-m", "pytest", "-p", "no:cacheprovider"],
         cwd=project, capture_output=True, text=True, timeout=300,

@@ -4,6 +4,8 @@ vttbridge serve                      # 127.0.0.1:8787, ./vttbridge.sqlite3, worl
 vttbridge serve --db postgresql://vttbridge@db.example/vttbridge
 vttbridge world create NAME          # prints the new world's GM key and observer key, once
 vttbridge world list
+vttbridge replay NAME                # its log through today's rules: what differs?
+vttbridge export-test NAME --out tests/test_friday.py
 vttbridge schema --out schemas/
 vttbridge demo --world default       # a scripted fight into a running server's world
 vttbridge rules demo
@@ -204,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     reset.add_argument("name")
     _add_db(reset)
 
+    # -- replay, export-test -------------------------------------------------------------------
+    _add_replay_parsers(sub)
+
     # -- schema ------------------------------------------------------------------------------
     schema = sub.add_parser(
         "schema",
@@ -253,6 +258,94 @@ def build_parser() -> argparse.ArgumentParser:
         "scripted dice, and print what the table would see.",
     )
     return parser
+
+
+def _add_replay_parsers(sub: argparse._SubParsersAction) -> None:
+    """``replay`` and ``export-test``: the same world, database, scripts and selection."""
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("world", metavar="WORLD", help="the world's name")
+        p.add_argument(
+            "--db",
+            metavar="PATH|URL",
+            default=_db_default(),
+            help="the server's database, as for serve: a SQLite file (also sqlite:///PATH) or "
+            "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE; opened read-only, never "
+            "created or upgraded. Default: $VTTBRIDGE_DB or ./%(default)s",
+        )
+        p.add_argument(
+            "--script",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="a script file the world runs (repeatable; as for serve: give the ones the "
+            "server runs, or an edited one to see what it changes)",
+        )
+        p.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="OPTION=VALUE",
+            help="change a rules option or a world setting first, as !set would "
+            "(repeatable), e.g. --set surprise_after=insert",
+        )
+        p.add_argument(
+            "--from",
+            dest="first",
+            type=int,
+            default=None,
+            metavar="SEQ",
+            help="compare (export-test: write) from this log seq on; the events before it "
+            "are replayed to set the scene",
+        )
+        p.add_argument(
+            "--to", dest="last", type=int, default=None, metavar="SEQ", help="stop after this seq"
+        )
+        p.add_argument(
+            "--adapter",
+            action="append",
+            default=[],
+            metavar="MODULE:CLASS",
+            help="also this VTT adapter (as for serve), to compare the commands of a world "
+            "linked to it",
+        )
+        p.add_argument(
+            "--no-entry-point-scripts",
+            dest="no_entry_points",
+            action="store_true",
+            help="leave out the installed plug-in scripts (as serve's option of that name)",
+        )
+
+    replay = sub.add_parser(
+        "replay",
+        help="replay a world's log through today's rules and scripts, and say what differs",
+        description="Replay a world's recorded events, in order, with the recorded dice, "
+        "through the rules and scripts installed now (and the --script and --set given), and "
+        "compare what they produce with what the table saw: each chat line, sheet change, "
+        "question and VTT command, and the world's state at the server's snapshots. Prints the "
+        "first divergence with the events around it and the differences by kind; exits 1 "
+        "when anything differs. Reads the database read-only: safe while a server serves "
+        "the world. See docs/replay.md.",
+        formatter_class=_Help,
+    )
+    common(replay)
+    replay.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    export = sub.add_parser(
+        "export-test",
+        help="write a pytest file that plays a slice of a world's log and checks what the "
+        "table saw",
+        description="Write a pytest file that plays the chosen events of a world through the "
+        "offline harness (vttbridge.sdk.testing.WorldHarness) with the dice they rolled, and "
+        "asserts what the table saw: the chat lines, the sheet changes, the questions, the "
+        "final initiative and conditions. Needs vttbridge[testing] to run. See docs/replay.md.",
+        formatter_class=_Help,
+    )
+    common(export)
+    export.add_argument("--out", required=True, metavar="FILE", help="the test file to write")
+    export.add_argument(
+        "--name", default=None, help="the test function's name (default: from the world and seqs)"
+    )
 
 
 # -- commands -----------------------------------------------------------------------------------
@@ -344,6 +437,53 @@ def cmd_world(args: argparse.Namespace) -> int:
     except StoreError as e:
         print(f"vttbridge: {e}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _replay_kw(args: argparse.Namespace) -> dict:
+    from vttbridge.adapters.bridge.replay import option_changes
+
+    return {
+        "scripts": [str(Path(p).resolve()) for p in args.script],
+        "changes": option_changes(args.set),
+        "first": args.first,
+        "last": args.last,
+        "adapters": {a.name: a for a in _adapters(args.adapter)},
+        "entry_points": not args.no_entry_points,
+    }
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    import json
+
+    from vttbridge.adapters.bridge.replay import ReplayError, replay_report
+
+    logging.basicConfig(level=logging.WARNING)
+    try:
+        report = asyncio.run(replay_report(args.db, args.world, **_replay_kw(args)))
+    except (ReplayError, StoreError) as e:
+        print(f"vttbridge replay: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(report.text())
+    return 1 if report.total else 0
+
+
+def cmd_export_test(args: argparse.Namespace) -> int:
+    from vttbridge.adapters.bridge.exporttest import export_test
+    from vttbridge.adapters.bridge.replay import ReplayError
+
+    logging.basicConfig(level=logging.WARNING)
+    try:
+        written = asyncio.run(
+            export_test(args.db, args.world, Path(args.out), name=args.name, **_replay_kw(args))
+        )
+    except (ReplayError, StoreError) as e:
+        print(f"vttbridge export-test: {e}", file=sys.stderr)
+        return 2
+    print(written.summary())
     return 0
 
 
@@ -528,6 +668,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "schema": cmd_schema,
         "demo": cmd_demo,
         "rules": cmd_rules,
+        "replay": cmd_replay,
+        "export-test": cmd_export_test,
     }[args.command]
     return handler(args)
 

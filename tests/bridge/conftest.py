@@ -108,6 +108,14 @@ class TableClient:
                 await self._got.wait()
         return self.commands
 
+    async def wait_commands_upto(self, seq: int, timeout: float = 5) -> list[dict[str, Any]]:
+        """Wait until the command of log seq ``seq`` arrived (and so every one before it)."""
+        async with asyncio.timeout(timeout):
+            while (self.last_seq or 0) < seq:
+                self._got.clear()
+                await self._got.wait()
+        return self.commands
+
     async def caught_up(
         self, via: TableClient | None = None, timeout: float = 10
     ) -> list[dict[str, Any]]:

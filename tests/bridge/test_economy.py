@@ -5,7 +5,6 @@ a script command's declared cost is spent like ``!attack``; async conditions and
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -15,25 +14,7 @@ from vttbridge.adapters.bridge.server import create_world
 from vttbridge.systems.foe.rules.state import foe
 
 from tests.bridge.conftest import Server, TableClient, start_server
-
-SCRIPT = textwrap.dedent(
-    """
-    import asyncio
-    from vttbridge.sdk import Script, TokenMoved
-
-    script = Script("table_script")
-
-    @script.command("shoot", usage="!shoot <target>", cost="attack")
-    def shoot(cmd, ctx):
-        ctx.say(f"{ctx.name(cmd.token)} shoots {cmd.argv[0]}.")
-
-    @script.condition("enemy_near", on=[TokenMoved])
-    async def enemy_near(event, ctx):
-        await asyncio.sleep(0)
-        me, mover = ctx.tokens[ctx.owner], ctx.tokens[event.token]
-        return mover.disposition * me.disposition < 0 and ctx.distance(ctx.owner, event.token) <= 10
-    """
-)
+from tests.bridge.game_night import SCRIPT
 
 
 @pytest.fixture

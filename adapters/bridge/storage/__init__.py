@@ -69,10 +69,14 @@ def describe(location: str | Path) -> str:
     return display(target)
 
 
-async def open_storage(location: str | Path, *, durability: str = "normal") -> Storage:
+async def open_storage(
+    location: str | Path, *, durability: str = "normal", read_only: bool = False
+) -> Storage:
     """Open (creating or upgrading it if needed) the database at ``location``. ``durability``
     is SQLite's (``normal``: a commit survives the process being killed; ``full``: also power
-    loss); PostgreSQL's commits are as durable as the server is configured to make them."""
+    loss); PostgreSQL's commits are as durable as the server is configured to make them.
+    ``read_only``: open an existing database at this vttbridge's schema in the engine's own
+    read-only mode, with no writer (safe beside a server using it: ``vttbridge replay``)."""
     kind, target = parse(location)
     if kind == "postgresql":
         from vttbridge.adapters.bridge import extras
@@ -80,10 +84,10 @@ async def open_storage(location: str | Path, *, durability: str = "normal") -> S
         extras.require(extras.POSTGRES)  # asyncpg only if used, and an extra
         from vttbridge.adapters.bridge.storage.postgres import PostgresStorage
 
-        return await PostgresStorage.open(target)
+        return await PostgresStorage.open(target, read_only=read_only)
     from vttbridge.adapters.bridge.storage.sqlite import SqliteStorage
 
-    return SqliteStorage(target, durability=durability)
+    return SqliteStorage(target, durability=durability, read_only=read_only)
 
 
 def writer_lock(location: str | Path) -> WriterLock | None:

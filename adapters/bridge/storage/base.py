@@ -11,7 +11,8 @@ Two implementations: ``sqlite.py`` (one file, the embedded default) and ``postgr
   seq of the event that caused it. Never updated or deleted. An event's row carries the
   client's event id (what dedup remembers across a restart) and every row the fence of the
   lease it was written under (``leases.py``);
-- snapshots: world state at a seq; the last two are kept per world;
+- snapshots: world state at a seq; the last two are kept per world, and its first (which
+  holds its dice seed: where ``vttbridge replay`` starts);
 - suspects: events a script overran its budget on, quarantined after a restart;
 - leases: which node owns each world, and its fence.
 
@@ -202,6 +203,11 @@ class Storage(ABC):
     async def latest_snapshot(self, world: str) -> tuple[int, str] | None:
         """The last snapshot's seq and its JSON text (``WorldRuntime.restore`` reads the text
         straight into its models, with no dict in between)."""
+
+    @abstractmethod
+    async def snapshots(self, world: str) -> list[tuple[int, str]]:
+        """Every snapshot kept of ``world`` (its first, and its last two), oldest first: seq
+        and JSON text."""
 
     @abstractmethod
     async def suspects(self, world: str) -> dict[str, tuple[str, str, float]]:

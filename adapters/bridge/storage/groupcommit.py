@@ -9,7 +9,8 @@ covers many events of many worlds. How a batch is committed is the backend's
 A row is ``(op, params)``. The ops, with their params:
 
 - ``log``: (world, seq, kind, event_id, name, body, at, fence)
-- ``snapshot``: (world, seq, data, at, fence); the older snapshots but one are pruned
+- ``snapshot``: (world, seq, data, at, fence); the older snapshots but one are pruned (the
+  world's first is kept)
 - ``acked``: (seq, world), ``adapter``: (adapter, world), ``rehash``: (role, new, world, old)
 
 ``log`` and ``snapshot`` rows are fenced: each commit checks that their world's lease still
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 
 FENCED = frozenset({"log", "snapshot"})
 SNAPSHOTS_KEPT = 2
+"""The last snapshots kept per world; its first is kept as well (a replay starts there)."""
 
 Claim = tuple[str, int]
 """(world, fence): the lease a row or a barrier was queued under."""

@@ -42,6 +42,7 @@ from vttbridge.adapters.bridge.storage.errors import StoreError
 from vttbridge.adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
 from vttbridge.adapters.bridge.storage.leases import Lease
 from vttbridge.adapters.bridge.storage.migrations import POSTGRES, Schema
+from vttbridge.adapters.bridge.storage.readonly import ReadOnlyWriter
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,19 @@ async def migrate(conn: asyncpg.Connection, where: str, schema: Schema = POSTGRE
         log.info("Upgraded the database %s from schema %d to %d.", where, found, schema.version)
 
 
+async def _check_schema(conn: asyncpg.Connection, where: str, schema: Schema) -> None:
+    """Refuse a database that is not at ``schema``'s version (read-only: nothing upgraded)."""
+    found = None
+    if await conn.fetchval("SELECT to_regclass('meta')") is not None:
+        value = await conn.fetchval("SELECT value FROM meta WHERE key = 'schema'")
+        found = int(value) if value is not None else None
+    if found != schema.version:
+        raise StoreError(
+            f"the database {where} has schema {found}, not {schema.version}: open it once "
+            "with this vttbridge (vttbridge world list) to upgrade it"
+        )
+
+
 _LOG_COLUMNS = ("world", "seq", "kind", "event_id", "name", "body", "at", "fence")
 
 # -- the writer's statements ----------------------------------------------------------------------
@@ -105,9 +119,10 @@ _INSERT_SNAPSHOT = (
     " ON CONFLICT (world, seq) DO UPDATE SET data = excluded.data, at = excluded.at,"
     " fence = excluded.fence"
 )
-_PRUNE_SNAPSHOTS = (
+_PRUNE_SNAPSHOTS = (  # the world's first is kept too (see groupcommit.SNAPSHOTS_KEPT)
     "DELETE FROM snapshots WHERE world = $1 AND seq NOT IN"
     " (SELECT seq FROM snapshots WHERE world = $1 ORDER BY seq DESC LIMIT $2)"
+    " AND seq > (SELECT min(seq) FROM snapshots WHERE world = $1)"
 )
 _SET_ACKED = (
     "UPDATE worlds AS w SET acked_seq = GREATEST(w.acked_seq, v.seq)"
@@ -234,33 +249,48 @@ class PostgresStorage(Storage):
 
     READ_CONNECTIONS = 4
 
-    def __init__(self, url: str, pool: asyncpg.Pool) -> None:
+    def __init__(self, url: str, pool: asyncpg.Pool, *, read_only: bool = False) -> None:
         self.url = url
         self.location = display(url)
         self._pool = pool
-        self.writer: PostgresWriter = PostgresWriter(url, self.location)
+        self.writer: PostgresWriter | ReadOnlyWriter = (
+            ReadOnlyWriter(self.location) if read_only else PostgresWriter(url, self.location)
+        )
 
     @classmethod
-    async def open(cls, url: str, schema: Schema = POSTGRES) -> PostgresStorage:
+    async def open(
+        cls, url: str, schema: Schema = POSTGRES, *, read_only: bool = False
+    ) -> PostgresStorage:
+        """``read_only``: no upgrade (a database of another schema is refused), and every
+        connection in PostgreSQL's read-only mode, with no writer."""
         conn = await connect(url)
         try:
             try:
-                await migrate(conn, display(url), schema)
+                if read_only:
+                    await _check_schema(conn, display(url), schema)
+                else:
+                    await migrate(conn, display(url), schema)
             except _DB_ERRORS as e:
                 raise StoreError(f"cannot open the database {display(url)}: {e}") from e
         finally:
             await conn.close()
+        settings = {"default_transaction_read_only": "on"} if read_only else None
         try:
             pool = await asyncpg.create_pool(
-                url, min_size=1, max_size=cls.READ_CONNECTIONS, timeout=CONNECT_TIMEOUT
+                url,
+                min_size=1,
+                max_size=cls.READ_CONNECTIONS,
+                timeout=CONNECT_TIMEOUT,
+                server_settings=settings,
             )
         except _DB_ERRORS as e:
             raise StoreError(f"cannot connect to the database {display(url)}: {e}") from e
-        return cls(url, pool)
+        return cls(url, pool, read_only=read_only)
 
     async def close(self) -> None:
         try:
-            await self.writer.close()
+            if isinstance(self.writer, PostgresWriter):
+                await self.writer.close()
         finally:
             await self._pool.close()
 
@@ -370,6 +400,12 @@ class PostgresStorage(Storage):
             "SELECT seq, data FROM snapshots WHERE world = $1 ORDER BY seq DESC LIMIT 1", world
         )
         return (row[0], row[1]) if row else None
+
+    async def snapshots(self, world: str) -> list[tuple[int, str]]:
+        rows = await self._fetch(
+            "SELECT seq, data FROM snapshots WHERE world = $1 ORDER BY seq", world
+        )
+        return [(r[0], r[1]) for r in rows]
 
     async def suspects(self, world: str) -> dict[str, tuple[str, str, float]]:
         rows = await self._fetch(

@@ -43,13 +43,22 @@ from vttbridge.adapters.bridge.storage.errors import StoreError
 from vttbridge.adapters.bridge.storage.groupcommit import SNAPSHOTS_KEPT, Batch, GroupCommit
 from vttbridge.adapters.bridge.storage.leases import Lease
 from vttbridge.adapters.bridge.storage.migrations import SQLITE, statements
+from vttbridge.adapters.bridge.storage.readonly import ReadOnlyWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def connect(path: str | Path, *, durability: str = "normal") -> sqlite3.Connection:
-    """Open ``path`` with the pragmas every connection needs (WAL, busy timeout)."""
+def connect(
+    path: str | Path, *, durability: str = "normal", read_only: bool = False
+) -> sqlite3.Connection:
+    """Open ``path`` with the pragmas every connection needs (WAL, busy timeout).
+    ``read_only``: SQLite's own read-only mode (reads beside a running server's writes)."""
+    if read_only:
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=5000")
+        return conn
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL in WAL mode: a commit survives the process being killed (kill -9); FULL also
@@ -98,13 +107,26 @@ def migrate(conn: sqlite3.Connection, where: str, schema: Any = SQLITE) -> None:
 
 class SqliteDatabase:
     """Synchronous access to the file through one connection. Not thread-safe: one thread
-    at a time per instance. Opening it upgrades the file's schema if needed."""
+    at a time per instance. Opening it upgrades the file's schema if needed (``read_only``:
+    never; a file of another schema is refused)."""
 
-    def __init__(self, path: str | Path, *, durability: str = "normal") -> None:
+    def __init__(
+        self, path: str | Path, *, durability: str = "normal", read_only: bool = False
+    ) -> None:
         self.path = Path(path)
         try:
-            self.conn = connect(self.path, durability=durability)
-            migrate(self.conn, str(self.path))
+            if read_only and not self.path.is_file():
+                raise sqlite3.OperationalError("no such file")
+            self.conn = connect(self.path, durability=durability, read_only=read_only)
+            if not read_only:
+                migrate(self.conn, str(self.path))
+            elif _schema_version(self.conn) != SQLITE.version:
+                found = _schema_version(self.conn)
+                self.conn.close()
+                raise StoreError(
+                    f"the database {self.path} has schema {found}, not {SQLITE.version}: "
+                    "open it once with this vttbridge (vttbridge world list) to upgrade it"
+                )
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the database {self.path}: {e}") from e
 
@@ -215,6 +237,12 @@ class SqliteDatabase:
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def snapshots(self, world: str) -> list[tuple[int, str]]:
+        rows = self.conn.execute(
+            "SELECT seq, data FROM snapshots WHERE world=? ORDER BY seq", (world,)
+        ).fetchall()
+        return [(seq, data) for seq, data in rows]
+
     # -- leases ------------------------------------------------------------------------------
     def next_fence(self, world: str, node: str, expires: float) -> int:
         """Count one more owner of ``world`` and return its fence (every row fetched: the
@@ -238,9 +266,10 @@ _SQL = {
     "acked": "UPDATE worlds SET acked_seq=max(acked_seq, ?) WHERE name=?",
     "adapter": "UPDATE worlds SET adapter=? WHERE name=?",
 }
-_PRUNE_SNAPSHOTS = (
-    "DELETE FROM snapshots WHERE world=? AND seq NOT IN"
-    " (SELECT seq FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT ?)"
+_PRUNE_SNAPSHOTS = (  # the world's first is kept too (see groupcommit.SNAPSHOTS_KEPT)
+    "DELETE FROM snapshots WHERE world=?1 AND seq NOT IN"
+    " (SELECT seq FROM snapshots WHERE world=?1 ORDER BY seq DESC LIMIT ?2)"
+    " AND seq > (SELECT min(seq) FROM snapshots WHERE world=?1)"
 )
 # Only if the hash is still the one the key was checked against: a reset meanwhile stands.
 _REHASH = {
@@ -379,9 +408,7 @@ class SqliteWriter(GroupCommit):
                         continue
                     conn.executemany(_SQL[op], rows)
                     if op == "snapshot":
-                        conn.executemany(
-                            _PRUNE_SNAPSHOTS, [(p[0], p[0], SNAPSHOTS_KEPT) for p in rows]
-                        )
+                        conn.executemany(_PRUNE_SNAPSHOTS, [(p[0], SNAPSHOTS_KEPT) for p in rows])
                 conn.execute("COMMIT")
             except Exception as e:  # disk full, locked file...: report, never die silently
                 error = e
@@ -407,11 +434,23 @@ class SqliteStorage(Storage):
     """One SQLite file (see the module docstring)."""
 
     def __init__(
-        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
+        self,
+        path: str | Path,
+        *,
+        durability: str = "normal",
+        inline: bool | None = None,
+        read_only: bool = False,
     ) -> None:
         self.path = Path(path)
         self.location = str(path)
-        self.writer: SqliteWriter = SqliteWriter(path, durability=durability, inline=inline)
+        self.read_only = read_only
+        """Opened with SQLite's read-only mode and no writer: nothing can change the file."""
+        self.writer: SqliteWriter | ReadOnlyWriter
+        if read_only:
+            SqliteDatabase(path, read_only=True).close()  # refused now if it cannot be read
+            self.writer = ReadOnlyWriter(self.location)
+        else:
+            self.writer = SqliteWriter(path, durability=durability, inline=inline)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vttbridge-reader")
         self._db: SqliteDatabase | None = None
         self._leases: dict[str, Lease] = {}
@@ -419,8 +458,13 @@ class SqliteStorage(Storage):
 
     def _with_db(self, fn: Callable[[SqliteDatabase], T]) -> T:
         if self._db is None:
-            self._db = SqliteDatabase(self.path)
-        return fn(self._db)
+            self._db = SqliteDatabase(self.path, read_only=self.read_only)
+        if not self.read_only:
+            return fn(self._db)
+        try:
+            return fn(self._db)
+        except sqlite3.OperationalError as e:  # a write tried (and refused by SQLite)
+            raise StoreError(f"{self.location} is open read-only: {e}") from e
 
     async def _read(self, fn: Callable[[SqliteDatabase], T]) -> T:
         """Run ``fn`` on the reader's connection, off the event loop (sqlite3 objects stay in
@@ -428,7 +472,8 @@ class SqliteStorage(Storage):
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._with_db, fn)
 
     async def close(self) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, self.writer.close)
+        if isinstance(self.writer, SqliteWriter):
+            await asyncio.get_running_loop().run_in_executor(None, self.writer.close)
 
         def shut() -> None:
             if self._db is not None:
@@ -485,6 +530,9 @@ class SqliteStorage(Storage):
     async def latest_snapshot(self, world: str) -> tuple[int, str] | None:
         return await self._read(lambda d: d.latest_snapshot(world))
 
+    async def snapshots(self, world: str) -> list[tuple[int, str]]:
+        return await self._read(lambda d: d.snapshots(world))
+
     async def suspects(self, world: str) -> dict[str, tuple[str, str, float]]:
         return await self._read(lambda d: d.suspects(world))
 
@@ -502,9 +550,12 @@ class SqliteStorage(Storage):
             if held is not None and held.node != node and held.expires > time.time():
                 return None
             expires = time.time() + ttl
+            writer = self.writer
+            if not isinstance(writer, SqliteWriter):
+                raise StoreError(f"{self.location} is open read-only: no world can be taken")
             fence = await self._read(lambda d: d.next_fence(world, node, expires))
             lease = self._leases[world] = Lease(world, node, fence, expires)
-            self.writer.fences[world] = fence
+            writer.fences[world] = fence
             return lease
 
     async def renew(self, leases: Iterable[Lease], ttl: float) -> list[Lease]:
@@ -525,7 +576,8 @@ class SqliteStorage(Storage):
             await self.barrier()  # what was queued under it is written first
             if self._leases.get(lease.world) is held:
                 del self._leases[lease.world]
-                self.writer.fences.pop(lease.world, None)
+                if isinstance(self.writer, SqliteWriter):
+                    self.writer.fences.pop(lease.world, None)
 
     async def owners(self) -> list[Lease]:
         now = time.time()

@@ -105,7 +105,7 @@ async def test_a_seq_is_written_once(store: Storage):
     assert [r.event_id for r in await store.log_after("w", 0)] == ["e1"]
 
 
-async def test_the_last_two_snapshots_are_kept(store: Storage, database):
+async def test_the_first_and_the_last_two_snapshots_are_kept(store: Storage, database):
     await store.create_world("w", "gm", "obs")
     await store.create_world("v", "gm", "obs")
     assert await store.latest_snapshot("w") is None
@@ -122,7 +122,10 @@ async def test_the_last_two_snapshots_are_kept(store: Storage, database):
     assert await store.latest_snapshot("w") == (12, '{"at": 12}')
     assert await store.latest_snapshot("v") == (3, '{"v": 3}')
     kept = await query(database, "SELECT world, seq FROM snapshots ORDER BY world, seq")
-    assert kept == [("v", 3), ("w", 9), ("w", 12)]
+    # the first holds the world's dice seed: a replay of the whole log starts from it
+    assert kept == [("v", 3), ("w", 1), ("w", 9), ("w", 12)]
+    assert await store.snapshots("w") == [(s, json.dumps({"at": s})) for s in (1, 9, 12)]
+    assert await store.snapshots("nobody") == []
 
 
 async def test_acks_adapters_and_rehash(store: Storage):
@@ -159,3 +162,45 @@ async def test_a_database_of_a_newer_schema_is_refused(database):
     await query(database, "UPDATE meta SET value='99' WHERE key='schema'")
     with pytest.raises(StoreError, match=r"newer vttbridge \(schema 99; this one reads schema \d"):
         await open_storage(database)
+
+
+async def test_a_read_only_storage_reads_and_never_writes(database):
+    """What ``vttbridge replay`` opens beside a running server: the engine's read-only mode,
+    no writer, no upgrade."""
+    from vttbridge.adapters.bridge.storage import open_storage
+
+    s = await open_storage(database)
+    await s.create_world("w", "gm", "obs")
+    lease = await s.acquire("w", "n", 30)
+    assert lease is not None
+    log = s.log(lease)
+    log.event(1, "e1", "chat", '{"event": {}}')
+    log.snapshot(1, "{}")
+    await s.barrier()
+    ro = await open_storage(database, read_only=True)
+    try:
+        assert [r.event_id for r in await ro.log_after("w", 0)] == ["e1"]
+        assert await ro.snapshots("w") == [(1, "{}")]
+        with pytest.raises(StoreError, match="read-only"):
+            ro.log(lease).event(2, "e2", "chat", "{}")
+        with pytest.raises(StoreError):
+            await ro.create_world("x", "gm", "obs")
+        log.event(2, "e2", "chat", "{}")  # the server goes on writing beside it
+        await s.barrier()
+        assert [r.event_id for r in await ro.log_after("w", 0)] == ["e1", "e2"]
+    finally:
+        await ro.close()
+        await s.close()
+    assert [w for (w,) in await query(database, "SELECT name FROM worlds")] == ["w"]
+
+
+async def test_a_read_only_storage_refuses_what_it_would_have_to_create(database, tmp_path):
+    from vttbridge.adapters.bridge.storage import open_storage, parse
+
+    if parse(database)[0] == "sqlite":
+        with pytest.raises(StoreError, match="cannot open"):
+            await open_storage(tmp_path / "missing.sqlite3", read_only=True)
+        assert not (tmp_path / "missing.sqlite3").exists()
+    else:  # a new schema, never upgraded
+        with pytest.raises(StoreError, match="has schema None"):
+            await open_storage(database, read_only=True)
