@@ -376,7 +376,7 @@ class Replayer:
         step = Step(row.seq, event, recorded, None, compared=compared)
         try:
             async with runtime.lock:
-                effects = await runtime.process(event)
+                effects = (await runtime.process(event)).effects
         except EventRejected as e:
             step.refusal = f"{e.code}: {e.message}"
         else:
