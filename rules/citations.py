@@ -1,9 +1,9 @@
 """Which rule refused or decided something: a citation for every ``RuleError`` the rules raise
 and for the decisions they announce.
 
-A :class:`Citation` names the source and the rule (``FoE``, ``Movement``), the section of
-``docs/rules.md`` that gives its source sentence and the reading taken (its anchor), the world
-options that shape it, and that sentence and reading themselves, for ``!why``. Each game
+A :class:`Citation` names the source and the rule (a system's short name, ``Initiative``), the
+section of ``docs/rules.md`` that gives its source sentence and the reading taken (its anchor),
+the world options that shape it, and that sentence and reading themselves, for ``!why``. Each game
 system owns the citations of its own rules (:attr:`vttbridge.rules.systems.System.citations`,
 a :class:`Citations`); the rules every system shares (the encounter, the action economy) have
 theirs here (:data:`SHARED`).
@@ -50,7 +50,7 @@ class Citation(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     source: str
-    """Short name of the source text (``"FoE"``, ``"Spycraft 2.0"``); empty: the rule every
+    """Short name of the source text (a system's short name); empty: the rule every
     system shares, cited with the world's system's title."""
     rule: str
     """The rule's name as ``docs/rules.md`` heads it (``"Movement"``, ``"Stand Off 2: the
@@ -96,7 +96,7 @@ class Cited(BaseModel):
         return self.url.rsplit("/", 1)[-1]
 
     def short(self) -> str:
-        """``(FoE, Movement, rules.md#movement; option: diagonal_metric = alternating)``."""
+        """``(Source, Rule, rules.md#rule; option: diagonal_metric = alternating)``."""
         text = f"{self.source}, {self.rule}, {self.page}"
         if self.options:
             shown = ", ".join(f"{k} = {v}" for k, v in self.options.items())
