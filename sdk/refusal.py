@@ -25,5 +25,38 @@ class Refusal(BaseModel):
     detail: dict[str, Any] = Field(default_factory=dict)
     """The numbers the rule gave (``allowed``, ``length``...), as JSON."""
 
+    def explained(self) -> str:
+        """The refusal in full, for ``!why``: what was refused, the rule and its link, the
+        source sentence and the reading taken, the numbers, the options and their values."""
+        lines = [f"Why: {self.message}"]
+        cite, full = self.cited, self.citation
+        if cite is None or full is None:
+            lines.append(
+                f"No rule page names this refusal ({self.code}): it comes from a game system or a "
+                "script that cites none."
+            )
+        else:
+            lines.append(f"Rule: {cite.source}, {full.rule}: {cite.url}")
+            if full.quote:
+                lines.append(f"The text: \u201c{full.quote}\u201d")
+            if full.reading:
+                label = "The reading taken" if full.quote else "The rule (the text is silent)"
+                lines.append(f"{label}: {full.reading}")
+        numbers = {k: v for k, v in self.detail.items() if not isinstance(v, str) or k == "needs"}
+        if numbers:
+            lines.append("The numbers: " + ", ".join(f"{k} {_num(v)}" for k, v in numbers.items()))
+        if cite is not None and cite.options:
+            shown = ", ".join(f"{k} = {v}" for k, v in cite.options.items())
+            name = next(iter(cite.options))
+            lines.append(f"Options: {shown} (the GM changes one with !set {name} <value>)")
+        lines.append(f"Code: {self.code}")
+        return "\n".join(lines)
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
 
 __all__ = ["Refusal"]

@@ -1,0 +1,139 @@
+"""Every refusal names its rule, and ``!why`` explains it, over the real wire: a MiniTable client
+against a real bridge (SQLite file, free port). The citation is at the end of the chat line and
+in the log (``PostChat.cites``); ``!why`` answers the player it was for, and the GM."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from vttbridge.adapters.bridge.server import create_world
+
+from tests.bridge.conftest import Server, start_server
+from tests.bridge.test_economy import (
+    FOE_TOKENS,
+    SPY_TOKENS,
+    SURPRISE_TOKENS,
+    chat,
+    chat_texts,
+    move,
+    said,
+    snapshot,
+    table,
+)
+
+RULES = "https://github.com/vttbridge/vttbridge/blob/main/docs/rules.md"
+MOVEMENT = "(FoE, Movement, rules.md#movement; option: diagonal_metric = alternating)"
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[Server, dict[str, str]]]:
+    db = tmp_path / "why.sqlite3"
+    keys = {
+        "spy": create_world(db, "spy", {"system": "spycraft"})[0],
+        "foe": create_world(db, "foe", {"system": "foe"})[0],
+    }
+    srv = await start_server(db)
+    yield srv, keys
+    await srv.stop()
+
+
+async def test_a_refused_drag_cites_its_rule_and_why_explains_it(served, client_factory) -> None:
+    c = await table(served, client_factory, "foe", FOE_TOKENS, {"mint": 90, "raider": 10})
+    n = [0]
+    out = await said(c, move(c, n, "mint", 1600, 0))  # 80 ft: past his 75 ft run
+    told = chat_texts(out, "u-p")
+    assert told.startswith("Move refused: Mint can move 75 ft more this round")
+    assert told.endswith(f"that path is 80 ft. {MOVEMENT}")
+    assert chat_texts(out, "gm").endswith(MOVEMENT)
+
+    out = await said(c, chat(c, n, "!why", "mint"))  # the player asks
+    why = chat_texts(out, "u-p")
+    assert why.splitlines()[0] == (
+        "Why: Mint can move 75 ft more this round (running: 3 x 25 ft); that path is 80 ft."
+    )
+    assert f"Rule: FoE, Movement: {RULES}#movement" in why
+    assert "The text: “During combat, characters can move up to their listed move speed" in why
+    assert "The reading taken: Moving twice and running are the same" in why
+    assert "The numbers: allowed 75, length 80" in why
+    assert "Options: diagonal_metric = alternating (the GM changes one with !set" in why
+    assert why.endswith("Code: over_budget")
+
+    # the GM asks about the player's (by name), and the option in force shows as it is now
+    out = await said(c, chat(c, n, "!why Pat", "mint", user="u-gm"))
+    assert chat_texts(out, "u-gm").startswith("Why: Mint can move 75 ft more")
+    await said(c, chat(c, n, "!set diagonal_metric chebyshev", "mint", user="u-gm"))
+    out = await said(c, move(c, n, "mint", 0, 1700))  # 85 ft straight down
+    assert chat_texts(out, "u-p").endswith(
+        "(FoE, Movement, rules.md#movement; option: diagonal_metric = chebyshev)"
+    )
+    out = await said(c, chat(c, n, "!why", "mint", user="u-gm"))  # the GM: the last of all
+    assert "Options: diagonal_metric = chebyshev" in chat_texts(out, "u-gm")
+
+    # only the GM asks about another's; nobody refused says so
+    out = await said(c, chat(c, n, "!why raider", "mint"))
+    assert chat_texts(out, "u-p").startswith("Only the GM may ask about another's refusal.")
+
+
+async def test_a_refused_command_and_a_surprised_character_cite_their_rules(
+    served, client_factory
+) -> None:
+    srv, keys = served
+    c = await client_factory().connect(srv.url, "foe", keys["foe"])
+    assert (await c.send("snapshot", snapshot(SURPRISE_TOKENS)))["ok"]
+    n = [0]
+    out = await said(c, chat(c, n, "!surprise raider", "raider", user="u-gm"))
+    public = chat_texts(out, None)
+    assert "Surprised, sitting out: Guard. (FoE, Surprise round, rules.md#surprise-round; " in (
+        public
+    )
+    assert "option: surprise_after = reroll)" in public
+    out = await said(c, chat(c, n, "!attack raider", "guard"))
+    assert chat_texts(out, "u-p") == (
+        "Guard is surprised and sits out the surprise round. "
+        "(FoE, Surprise round, rules.md#surprise-round; option: surprise_after = reroll)"
+    )
+    out = await said(c, chat(c, n, "!why", "guard"))
+    why = chat_texts(out, "u-p")
+    assert f"Rule: FoE, Surprise round: {RULES}#surprise-round" in why
+    assert "They all receive a single action for the round" in why
+    assert why.endswith("Code: surprised")
+
+    # the log keeps the citation as data, for the dashboard and the timeline
+    rows = sqlite3.connect(srv.bridge.config.database).execute("SELECT body FROM log WHERE kind = 'event'").fetchall()
+    cites = [
+        cite
+        for (body,) in rows
+        for eff in json.loads(body)["effects"]
+        if eff["type"] == "post_chat"
+        for cite in eff.get("cites", [])
+    ]
+    assert {"source": "FoE", "rule": "Surprise round", "code": "surprised"}.items() <= (
+        next(ci for ci in cites if ci["code"] == "surprised").items()
+    )
+
+
+async def test_spycraft_budget_refusal_cites_the_shared_rule_in_the_worlds_system(
+    served, client_factory
+) -> None:
+    c = await table(served, client_factory, "spy", SPY_TOKENS, {"kevin": 22, "thug": 10})
+    n = [0]
+    await said(c, chat(c, n, "!attack thug", "kevin"))
+    out = await said(c, chat(c, n, "!ready shoot --when within 10", "kevin"))
+    assert chat_texts(out, "u-p") == (
+        "Kevin has only a half action left this turn; a full action needs 2. "
+        "(Spycraft 2.0, Action costs, rules.md#action-costs; option: free_actions_per_turn = none)"
+    )
+    out = await said(c, chat(c, n, "!why", "kevin"))
+    why = chat_texts(out, "u-p")
+    assert "The rule (the text is silent): A turn is two half actions" in why
+    assert "The numbers: left 1, needs full" in why
+
+
+async def test_why_with_nothing_refused(served, client_factory) -> None:
+    c = await table(served, client_factory, "spy", SPY_TOKENS, {"kevin": 22, "thug": 10})
+    out = await said(c, chat(c, [0], "!why", "kevin"))
+    assert chat_texts(out, "u-p") == "Nothing has been refused to you since the world was loaded."
