@@ -207,12 +207,19 @@ ACTION_COSTS = Citation(
     source="",
     rule="Action costs",
     anchor="action-costs",
-    options=("free_actions_per_turn",),
     reading=(
         "A turn is two half actions or one full action, plus free actions. Half and full "
         "actions may be taken only on his own turn and only while enough is left; free "
         "actions may be taken out of turn."
     ),
+)
+FREE_ACTIONS = Citation(
+    source="",
+    rule="Action costs (free actions)",
+    anchor="action-costs",
+    options=("free_actions_per_turn",),
+    reading="Free actions may be taken out of turn and are unlimited, unless the option caps "
+    "them per turn (the count resets at his turn's start).",
 )
 INITIATIVE = Citation(
     source="",
@@ -250,6 +257,7 @@ CHARACTERS = Citation(
 
 SHARED = Citations(
     refusals={
+        "free actions": FREE_ACTIONS,
         "actions": ACTION_COSTS,
         "no_budget": ACTION_COSTS,
         "not_your_turn": ACTION_COSTS,

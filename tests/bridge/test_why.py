@@ -125,7 +125,7 @@ async def test_spycraft_budget_refusal_cites_the_shared_rule_in_the_worlds_syste
     out = await said(c, chat(c, n, "!ready shoot --when within 10", "kevin"))
     assert chat_texts(out, "u-p") == (
         "Kevin has only a half action left this turn; a full action needs 2. "
-        "(Spycraft 2.0, Action costs, rules.md#action-costs; option: free_actions_per_turn = none)"
+        "(Spycraft 2.0, Action costs, rules.md#action-costs)"
     )
     out = await said(c, chat(c, n, "!why", "kevin"))
     why = chat_texts(out, "u-p")
