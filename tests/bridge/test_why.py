@@ -13,6 +13,7 @@ import pytest
 from vttbridge.adapters.bridge.server import create_world
 
 from tests.bridge.conftest import Server, start_server
+from tests.bridge.test_dashboard import dashboards  # noqa: F401  (the fixture)
 from tests.bridge.test_economy import (
     FOE_TOKENS,
     SPY_TOKENS,
@@ -137,3 +138,71 @@ async def test_why_with_nothing_refused(served, client_factory) -> None:
     c = await table(served, client_factory, "spy", SPY_TOKENS, {"kevin": 22, "thug": 10})
     out = await said(c, chat(c, [0], "!why", "kevin"))
     assert chat_texts(out, "u-p") == "Nothing has been refused to you since the world was loaded."
+
+
+async def test_the_dashboard_shows_citations_and_the_sessions_timeline(
+    served, client_factory, dashboards
+) -> None:
+    """Over the dashboard's socket: the rules log's lines carry their citations (the text
+    without the short form); ``timeline`` answers the session from the log, by token, by
+    round, only what a rule cited; a bad filter is refused with the field."""
+    srv, keys = served
+    c = await table(served, client_factory, "foe", FOE_TOKENS, {"mint": 90, "raider": 10})
+    n = [0]
+    await said(c, move(c, n, "mint", 200, 0))  # 10 ft: fine
+    await said(c, move(c, n, "mint", 1800, 0))  # refused: past the run
+    await said(c, chat(c, n, "!next", "mint", user="u-gm"))
+    await said(c, chat(c, n, "!next", "raider", user="u-gm"))  # round 2
+    await said(c, move(c, n, "raider", 400, 0, user="u-gm"))
+
+    page = await dashboards().connect(srv.url, "foe", keys["foe"])
+    view = await page.view(lambda v: any(line["cites"] for line in v["log"]))
+    (line,) = [x for x in view["log"] if x["cites"] and x["to"] == "Pat"]
+    assert line["text"] == (
+        "Move refused: Mint can move 65 ft more this round (running: 3 x 25 ft); that path is 80 ft."
+    )
+    assert line["cites"] == [
+        {
+            "source": "FoE",
+            "rule": "Movement",
+            "url": f"{RULES}#movement",
+            "options": {"diagonal_metric": "alternating"},
+            "code": "over_budget",
+        }
+    ]
+
+    call = page.sio.call
+    whole = (await call("timeline", {}, namespace="/dashboard", timeout=10))["timeline"]
+    assert whole["rounds"] == [1, 2]
+    assert [t["name"] for t in whole["tokens"]] == ["Mint", "Raider"]
+    texts = [e["text"] for e in whole["entries"] if not e["text"].endswith("!help")]
+    assert texts == [
+        "A combat started in the VTT",
+        "Mint moved to 2,0 (Pat)",
+        "Mint moved to 18,0 (Pat)",
+        "Dana: !next",
+        "Dana: !next",
+        "Raider moved to 4,0 (Dana)",
+    ]
+
+    mine = (await call("timeline", {"token": "raider", "round": 2}, namespace="/dashboard"))
+    entries = mine["timeline"]["entries"]
+    assert [e["text"] for e in entries] == ["Dana: !next", "Raider moved to 4,0 (Dana)"]
+    assert all(e["round"] == 2 and "raider" in e["tokens"] for e in entries)
+
+    cited = (await call("timeline", {"cited": True}, namespace="/dashboard"))["timeline"]
+    refused, kept = cited["entries"]
+    assert kept["text"] == "Raider moved to 4,0 (Dana)"  # the GM's drag: kept, told why
+    assert kept["caused"][0]["text"] == (
+        "Raider's move breaks the movement rules (kept): It is not Raider's turn (it is Mint's)."
+    )
+    assert kept["caused"][0]["cites"][0]["rule"] == "Action costs"
+    assert refused["text"] == "Mint moved to 18,0 (Pat)" and refused["round"] == 1
+    kinds = [(x["kind"], x["to"]) for x in refused["caused"]]
+    assert kinds == [("move", None), ("chat", "GM"), ("chat", "Pat")]
+    assert refused["caused"][0]["text"] == "Mint put back at 2,0"
+    assert refused["caused"][2]["cites"][0]["rule"] == "Movement"
+
+    bad = await call("timeline", {"round": "soon"}, namespace="/dashboard")
+    assert bad["ok"] is False and bad["error"]["code"] == "bad_payload"
+    assert bad["error"]["message"].startswith("round:")
