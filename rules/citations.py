@@ -66,10 +66,11 @@ class Citation(BaseModel):
     doc: str = RULES_DOC
     """The page the anchor is on (a third party's system links its own)."""
 
-    def cited(self, system_title: str, options: Mapping[str, Any], code: str | None) -> Cited:
-        """This citation as a chat line carries it: with the world's values of its options."""
+    def cited(self, system_source: str, options: Mapping[str, Any], code: str | None) -> Cited:
+        """This citation as a chat line carries it: with the world's values of its options
+        (``system_source``: the world's system, for a shared rule)."""
         return Cited(
-            source=self.source or system_title,
+            source=self.source or system_source,
             rule=self.rule,
             url=f"{self.doc}#{self.anchor}",
             options={o: _shown(options[o]) for o in self.options if o in options},
@@ -108,6 +109,9 @@ class Cited(BaseModel):
 class Citations:
     """A table of citations: a game system's own, or the shared rules' (:data:`SHARED`)."""
 
+    source: str = ""
+    """The short name its system's source goes by in a citation; a shared rule is cited with it
+    in that system's worlds (empty: the system's title)."""
     refusals: Mapping[str, Citation] = field(default_factory=dict)
     """Refusal key -> citation (the keys: see the module docstring)."""
     decisions: Mapping[str, Citation] = field(default_factory=dict)

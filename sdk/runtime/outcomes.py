@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from vttbridge.rules.characters import RULES_OWNED
+from vttbridge.rules.citations import Cited
 from vttbridge.rules.encounter import Positions
 from vttbridge.rules.outcome import Outcome
 from vttbridge.sdk.effects import (
@@ -81,8 +82,11 @@ class OutcomeApplier:
         w, enc = self._world, self._world.encounter
         emit, derive = self._step.emit, self._step.derive
         if announce:
-            decided = {id(h): c for h, c in self._refusals.decisions(outcome.happened)}
-            cites = list({c.url: c for c in decided.values()}.values())  # each rule once
+            decided: dict[int, Cited] = {}
+            for h, c in self._refusals.decisions(outcome.happened):
+                if all(c.url != d.url for d in decided.values()):
+                    decided[id(h)] = c  # each rule once: at the first line it decided
+            cites = list(decided.values())
             lines = [
                 f"{h.text} {decided[id(h)].short()}" if id(h) in decided else h.text
                 for h in outcome.happened

@@ -17,6 +17,7 @@ from typing import Any
 from vttbridge.rules import citations
 from vttbridge.rules.citations import Citation, Cited
 from vttbridge.rules.outcome import Happened, RuleError
+from vttbridge.rules.systems import System
 from vttbridge.sdk.clock import Clock
 from vttbridge.sdk.effects import PostChat
 from vttbridge.sdk.refusal import Refusal
@@ -44,7 +45,7 @@ class Refusals:
         found = citations.for_refusal(error, system)
         if found is None:
             return None, None
-        return found, found.cited(system.title, enc.options.shown(), error.code)
+        return found, found.cited(_source(system), enc.options.shown(), error.code)
 
     def decisions(self, happened: Iterable[Happened]) -> list[tuple[Happened, Cited]]:
         """The happenings among ``happened`` that are decisions with a citation, each with it."""
@@ -56,7 +57,7 @@ class Refusals:
             found = citations.for_decision(h, system) if h.text else None
             if found is not None:
                 shown = enc.options.shown() if shown is None else shown
-                out.append((h, found.cited(system.title, shown, None)))
+                out.append((h, found.cited(_source(system), shown, None)))
         return out
 
     # -- telling ---------------------------------------------------------------------------
@@ -93,6 +94,11 @@ class Refusals:
     def last(self, to: str | None = None) -> Refusal | None:
         """The last refusal ``to`` was told of; None: the last of all."""
         return self._latest if to is None else self._last.get(to)
+
+
+def _source(system: System) -> str:
+    """What a shared rule's citation calls the world's system."""
+    return system.citations.source or system.title
 
 
 def _json(detail: dict[str, Any]) -> dict[str, Any]:

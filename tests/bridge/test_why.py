@@ -13,7 +13,7 @@ import pytest
 from vttbridge.adapters.bridge.server import create_world
 
 from tests.bridge.conftest import Server, start_server
-from tests.bridge.test_dashboard import dashboards  # noqa: F401  (the fixture)
+from tests.bridge.test_dashboard import Dashboard
 from tests.bridge.test_economy import (
     FOE_TOKENS,
     SPY_TOKENS,
@@ -104,7 +104,8 @@ async def test_a_refused_command_and_a_surprised_character_cite_their_rules(
     assert why.endswith("Code: surprised")
 
     # the log keeps the citation as data, for the dashboard and the timeline
-    rows = sqlite3.connect(srv.bridge.config.database).execute("SELECT body FROM log WHERE kind = 'event'").fetchall()
+    db = sqlite3.connect(srv.bridge.config.database)
+    rows = db.execute("SELECT body FROM log WHERE kind = 'event'").fetchall()
     cites = [
         cite
         for (body,) in rows
@@ -141,7 +142,7 @@ async def test_why_with_nothing_refused(served, client_factory) -> None:
 
 
 async def test_the_dashboard_shows_citations_and_the_sessions_timeline(
-    served, client_factory, dashboards
+    served, client_factory
 ) -> None:
     """Over the dashboard's socket: the rules log's lines carry their citations (the text
     without the short form); ``timeline`` answers the session from the log, by token, by
@@ -155,11 +156,19 @@ async def test_the_dashboard_shows_citations_and_the_sessions_timeline(
     await said(c, chat(c, n, "!next", "raider", user="u-gm"))  # round 2
     await said(c, move(c, n, "raider", 400, 0, user="u-gm"))
 
-    page = await dashboards().connect(srv.url, "foe", keys["foe"])
+    page = await Dashboard().connect(srv.url, "foe", keys["foe"])
+    try:
+        await _dashboard_checks(page)
+    finally:
+        await page.close()
+
+
+async def _dashboard_checks(page: Dashboard) -> None:
     view = await page.view(lambda v: any(line["cites"] for line in v["log"]))
     (line,) = [x for x in view["log"] if x["cites"] and x["to"] == "Pat"]
     assert line["text"] == (
-        "Move refused: Mint can move 65 ft more this round (running: 3 x 25 ft); that path is 80 ft."
+        "Move refused: Mint can move 65 ft more this round (running: 3 x 25 ft); that path is "
+        "80 ft."
     )
     assert line["cites"] == [
         {
@@ -185,7 +194,7 @@ async def test_the_dashboard_shows_citations_and_the_sessions_timeline(
         "Raider moved to 4,0 (Dana)",
     ]
 
-    mine = (await call("timeline", {"token": "raider", "round": 2}, namespace="/dashboard"))
+    mine = await call("timeline", {"token": "raider", "round": 2}, namespace="/dashboard")
     entries = mine["timeline"]["entries"]
     assert [e["text"] for e in entries] == ["Dana: !next", "Raider moved to 4,0 (Dana)"]
     assert all(e["round"] == 2 and "raider" in e["tokens"] for e in entries)

@@ -108,8 +108,8 @@ def anchors() -> set[str]:
 
 
 def _plain(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).replace("’", "'").replace("“", '"')
-    text = text.replace("”", '"').replace("\n>", " ").replace("—", "-")
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u201c", '"')
+    text = text.replace("\u201d", '"').replace("\n>", " ").replace("\u2014", "-")
     return " ".join(text.replace("> ", " ").split())
 
 
@@ -154,8 +154,10 @@ def test_a_raised_refusal_finds_its_rule_from_where_it_was_raised():
     sneak(enc, "pip", ScriptedRoller())
     err = refused(enc, "over_budget", move, "pip", east(25))
     assert citations.for_refusal(err, FOE) is foe_cites.SNEAK_SPEED
-    cited = foe_cites.MOVEMENT.cited("Fallout: Equestria", enc.options.shown(), err.code)
-    assert cited.short() == "(FoE, Movement, rules.md#movement; option: diagonal_metric = alternating)"
+    cited = foe_cites.MOVEMENT.cited("FoE", enc.options.shown(), err.code)
+    assert cited.short() == (
+        "(FoE, Movement, rules.md#movement; option: diagonal_metric = alternating)"
+    )
     assert cited.url.endswith("/docs/rules.md#movement")
 
 

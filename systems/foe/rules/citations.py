@@ -161,6 +161,7 @@ STEALTH_FIELDS = Citation(
 )
 
 CITATIONS = Citations(
+    source=SOURCE,
     refusals={
         "turns.require_foe": FOE,
         "wrong_system": FOE,

@@ -224,6 +224,7 @@ STAND_OFF_11 = Citation(
 )
 
 CITATIONS = Citations(
+    source=SOURCE,
     refusals={
         "wrong_system": SPYCRAFT,
         "delay": DELAY,
