@@ -215,3 +215,38 @@ async def _dashboard_checks(page: Dashboard) -> None:
     bad = await call("timeline", {"round": "soon"}, namespace="/dashboard")
     assert bad["ok"] is False and bad["error"]["code"] == "bad_payload"
     assert bad["error"]["message"].startswith("round:")
+
+
+DUEL = {
+    "kevin": {"x": 0, "y": 0, "owners": ["u-p"], "stats": {"action_dice": 2, "reflex": 30}},
+    "thug": {"x": 300, "y": 0, "stats": {"bab": 1}},
+    "gary": {"x": 900, "y": 900, "stats": {"reflex": 30}},
+}
+
+
+async def test_spycraft_decisions_cite_their_rule_a_stand_offs_dc_and_a_readys_ic_slide(
+    served, client_factory
+) -> None:
+    """The GM sees which rule decided: the Stand Off's cost and its save's DC, a Ready's IC
+    dropping to the count its trigger came at."""
+    c = await table(served, client_factory, "spy", DUEL, {"gary": 25, "thug": 15, "kevin": 8})
+    n = [0]
+    out = await said(c, chat(c, n, "!ready shoot --when gm: the door opens", "gary", user="u-gm"))
+    assert "(Spycraft 2.0, Ready 1: one half action and a trigger, rules.md#ready-1-" in (
+        chat_texts(out, None)
+    )
+    await said(c, chat(c, n, "!attack kevin", "thug", user="u-gm"))  # Kevin is offered a stand off
+    out = await said(c, chat(c, n, "!answer stand_off", "kevin"))
+    lines = chat_texts(out, None).splitlines()
+    cost = next(line for line in lines if "action die" in line)
+    assert cost.endswith(
+        "(Spycraft 2.0, Stand Off 2: the cost, rules.md#stand-off-2-the-cost; option: "
+        "standoff_ic_floor = one)"
+    )
+    save = next(line for line in lines if "Reflex save vs DC 11" in line)
+    assert save.endswith("(Spycraft 2.0, Stand Off 3: the save, rules.md#stand-off-3-the-save)")
+
+    out = await said(c, chat(c, n, "!trigger gary", "thug", user="u-gm"))  # at IC 15, below 25
+    public = chat_texts(out, None)
+    assert "IC 15: the trigger of Gary's Ready occurs" in public
+    assert public.count("(Spycraft 2.0, Ready 2: the IC drops to the trigger's count, ") == 1
