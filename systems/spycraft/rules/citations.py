@@ -227,6 +227,7 @@ CITATIONS = Citations(
     source=SOURCE,
     refusals={
         "wrong_system": SPYCRAFT,
+        "ready:wrong_system": SPYCRAFT,
         "delay": DELAY,
         "economy.blocked": STAND_OFF_4,
         "ready.declare": READY_1,

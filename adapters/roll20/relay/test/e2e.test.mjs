@@ -230,8 +230,8 @@ test("round 2: a charge too short, one that lands with a horn, a sneak under wei
   for (let turn = 0; turn < 6 && !(charged && sneaked); turn++) {
     const who = current();
     if (who === "-OTokBram") {
-      // Raider2 is 10 ft away: the charge would cover 5 ft, short of 15 ft (a whisper's "#" is
-      // escaped, so that Roll20 reads no macro in it)
+      // Raider2 is 10 ft away: the charge would cover 5 ft, short of 15 ft (the citation's "#"
+      // goes as an entity, so that Roll20 reads no macro in it; its chat shows "#")
       r20.type(P.bob.id, "!charge Raider2", { selected: ["-OTokBram"] });
       await said(/^A charge needs at least 15 ft in a straight line; that path is 5 ft\. \(FoE, Charge, rules\.md&#35;charge; option: diagonal_metric = alternating\)$/, { to: "Bob" });
       const bram = r20.getObj("graphic", "-OTokBram");
