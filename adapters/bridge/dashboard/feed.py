@@ -546,7 +546,8 @@ class DashboardFeed:
         if w is not None:
             await w.host.log.barrier()  # every event processed so far is readable
         rows = await store.log_after(viewer.world, 0, kind="event")
-        view = build_timeline(rows, flt)
+        # a long log takes a while to read through: off the loop, so that no world waits
+        view = await asyncio.to_thread(build_timeline, rows, flt)
         return {"ok": True, "timeline": view.model_dump(mode="json")}
 
     async def close(self) -> None:

@@ -13,7 +13,9 @@ belongs to it (the ``!next`` that begins round 2 is in round 2).
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -120,10 +122,12 @@ class _Names:
 def build_timeline(
     rows: Iterable[LogRow], flt: TimelineFilter | None = None, *, limit: int = TIMELINE_LIMIT
 ) -> TimelineView:
-    """The timeline of the event ``rows`` (the world's log, in order), as ``flt`` filters it."""
+    """The timeline of the event ``rows`` (the world's log, in order), as ``flt`` filters it.
+    Only the entries it returns are built (a long log is read through once)."""
     flt = flt or TimelineFilter()
     names = _Names()
-    entries: list[TimelineEntry] = []
+    kept: deque[_Row] = deque(maxlen=max(limit, 0))
+    matched = 0
     seen_tokens: set[str] = set()
     rounds: set[int] = set()
     current: int | None = None
@@ -141,33 +145,54 @@ def build_timeline(
             if eff.get("type") == "advance_turn":
                 r = eff.get("round")
                 current = r if isinstance(r, int) and r > 0 else None
-        caused = [c for c in (_caused(e, names) for e in effects) if c is not None]
-        kind = str(ev.get("type", row.name))
-        if not caused and kind not in ALWAYS_SHOWN:
+        shown = [e for e in effects if e.get("type") not in QUIET_EFFECTS]
+        if not shown and ev.get("type") not in ALWAYS_SHOWN:
             continue
-        tokens = _tokens(ev, effects)
+        tokens = _tokens(ev, shown)
         seen_tokens.update(tokens)
         if current is not None:
             rounds.add(current)
-        entry = TimelineEntry(
-            seq=row.seq,
-            at=row.at,
-            round=current,
-            event=kind,
-            source=str(ev.get("source", "vtt")),
-            text=_describe(ev, names),
-            tokens=tokens,
-            caused=caused,
-        )
-        if _matches(entry, flt):
-            entries.append(entry)
+        if flt.token is not None and flt.token not in tokens:
+            continue
+        if flt.round is not None and current != flt.round:
+            continue
+        if flt.cited and not any(e.get("type") == "post_chat" and e.get("cites") for e in shown):
+            continue
+        matched += 1
+        kept.append(_Row(row.seq, row.at, current, ev, shown, tokens))
     return TimelineView(
-        entries=entries[-limit:] if limit else [],
-        matched=len(entries),
+        entries=[_entry(r, names) for r in kept],
+        matched=matched,
         tokens=sorted(
             (Choice(id=t, name=names.token(t)) for t in seen_tokens), key=lambda c: c.name.lower()
         ),
         rounds=sorted(rounds),
+    )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """An event the filter kept, as the log had it."""
+
+    seq: int
+    at: float
+    round: int | None
+    event: dict[str, Any]
+    effects: list[dict[str, Any]]
+    tokens: list[str]
+
+
+def _entry(r: _Row, names: _Names) -> TimelineEntry:
+    """The entry of a kept event (named with the names the whole log gave)."""
+    return TimelineEntry(
+        seq=r.seq,
+        at=r.at,
+        round=r.round,
+        event=str(r.event.get("type", "event")),
+        source=str(r.event.get("source", "vtt")),
+        text=_describe(r.event, names),
+        tokens=r.tokens,
+        caused=[c for c in (_caused(e, names) for e in r.effects) if c is not None],
     )
 
 
@@ -184,14 +209,6 @@ def _round_of(ev: dict[str, Any], current: int | None) -> int | None:
     if kind == "combat_ended":
         return None
     return current
-
-
-def _matches(entry: TimelineEntry, flt: TimelineFilter) -> bool:
-    if flt.token is not None and flt.token not in entry.tokens:
-        return False
-    if flt.round is not None and entry.round != flt.round:
-        return False
-    return not flt.cited or any(c.cites for c in entry.caused)
 
 
 def _loads(body: Any) -> dict[str, Any]:
