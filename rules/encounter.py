@@ -434,7 +434,9 @@ def check_budget(
     else:
         limit = enc.options.free_actions_per_turn
         if limit is not None and cb.free_used >= limit:
-            raise RuleError("no_budget", f"{ch.display} has used all {limit} free actions.")
+            raise RuleError(
+                "no_budget", f"{ch.display} has used all {limit} free actions.", cite="free actions"
+            )
 
 
 def spend(enc: Encounter, actor: str, cost: ActionCost, what: str, *, on_turn: bool = True) -> None:

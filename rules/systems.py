@@ -7,9 +7,9 @@ of it. Its name is what ``Options.system`` says; it brings its own per-encounter
 actions cost and how chat names a cost, how a character rolls initiative, the hooks that run when
 a round or a turn begins or a combat ends, the gates that say who may act at all (a surprised
 character sits out), the conditions it derives, a character's movement left (for the VTT's
-ruler), the stats ``!stats`` shows, and where its side of the table lives: its chat commands and
-dashboard panels (:class:`vttbridge.sdk.systems.Table`, named by ``table`` and imported by the
-SDK, so the rules never import it).
+ruler), the stats ``!stats`` shows, the citations of its rules, and where its side of the table
+lives: its chat commands and dashboard panels (:class:`vttbridge.sdk.systems.Table`, named by
+``table`` and imported by the SDK, so the rules never import it).
 
 The two systems that ship with vttbridge (``vttbridge.systems.spycraft``,
 ``vttbridge.systems.foe``) are registered exactly as a third party's would be: a package
@@ -35,6 +35,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
+from vttbridge.rules.citations import Citations
 
 if TYPE_CHECKING:
     from vttbridge.rules.characters import Character
@@ -137,6 +138,10 @@ class System:
     no movement budget, and the VTT is sent none."""
     stats: tuple[str, ...] = ()
     """The character stats ``!stats`` shows (:class:`vttbridge.rules.characters.Character`)."""
+    citations: Citations = field(default_factory=Citations)
+    """Which of its rules refused or decided something: a citation (source, rule, the section of
+    its rules page, the options that shape it) for each refusal code its rules raise and for the
+    decisions they announce (:mod:`vttbridge.rules.citations`)."""
     table: str | None = None
     """``"module:attribute"`` of its side of the table, a :class:`vttbridge.sdk.systems.Table`
     (its chat commands and dashboard panels), imported by the SDK when a world loads."""

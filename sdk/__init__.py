@@ -77,6 +77,7 @@ from vttbridge.sdk.events import (
     TurnStarted,
 )
 from vttbridge.sdk.holds import HoldCheck
+from vttbridge.sdk.refusal_record import RefusalRecord
 from vttbridge.sdk.regions import Region, cells, entered, line, rect, within
 from vttbridge.sdk.runtime import WorldRuntime
 from vttbridge.sdk.script import Script
@@ -124,6 +125,7 @@ __all__ = [
     "Prompt",
     "PromptAnswered",
     "PromptOpened",
+    "RefusalRecord",
     "Region",
     "ReleaseMove",
     "Roll",

@@ -24,11 +24,13 @@ from vttbridge.rules.outcome import Outcome, RuleError
 from vttbridge.sdk.effects import BaseEffect, PostChat, UpdateToken
 from vttbridge.sdk.errors import UsageError
 from vttbridge.sdk.events import BaseEvent, ChatCommand, ConditionSignalled
+from vttbridge.sdk.refusal_record import RefusalRecord
 from vttbridge.sdk.regions import Region
 from vttbridge.sdk.triggers import SPEC_ADAPTER
 from vttbridge.sdk.world import Prompt, Token, Watch, World, WorldSettings, check_stats
 
 if TYPE_CHECKING:
+    from vttbridge.sdk.runtime.refusals import Refusals
     from vttbridge.sdk.script import Script
 
 
@@ -47,6 +49,8 @@ class WorldAccess(Protocol):
     world_id: str
     world: World
     roller: Roller
+    refusals: Refusals
+    """Refusals told with their rule's citation, and the last ones (``!why``)."""
 
     def emit(self, effect: BaseEffect) -> None:
         """Send ``effect`` to the VTT with the current step's effects."""
@@ -266,6 +270,17 @@ class Context:
 
     def whisper(self, player: str, text: str) -> None:
         self.say(text, whisper_to=player)
+
+    def tell_refused(self, error: RuleError, text: str | None = None, *, to: str = "gm") -> None:
+        """Whisper a rule's refusal to ``to`` (a player id, or ``"gm"``) with the rule that
+        refused (its citation), and keep it as the last refusal ``!why`` explains. ``text``:
+        the line to show (the rules' message unless given)."""
+        self._rt.refusals.tell(error, to, text)
+
+    def last_refusal(self, player: str | None = None) -> RefusalRecord | None:
+        """The last refusal ``player`` was told of (a player id, or ``"gm"``); None: the last
+        of all. Kept while the world runs."""
+        return self._rt.refusals.last(player)
 
     def reply(self, text: str) -> None:
         """Whisper to whoever gave the command being handled (the GM otherwise)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from vttbridge.rules.citations import Cited
 from vttbridge.rules.geometry import Cell, DiagonalMetric
 from vttbridge.rules.movement import MoveBudget
 
@@ -31,6 +32,9 @@ class PostChat(BaseEffect):
     text: str
     whisper_to: str | None = None
     speaker: str | None = None
+    cites: list[Cited] = Field(default_factory=list)
+    """The rules that refused or decided what ``text`` says (its short citations end its
+    lines): the dashboard links them, the log keeps them."""
 
 
 class UpdateToken(BaseEffect):

@@ -76,7 +76,7 @@ from .models import (
     UpdateTokenHook,
 )
 from .systems import map_actor, tables, write_value
-from .text import strip_html, to_html
+from .text import link_cites, strip_html, to_html
 
 log = logging.getLogger(__name__)
 
@@ -412,7 +412,9 @@ class FoundryAdapter(Adapter):
     def translate_out(self, effect: fx.Effect, world: WorldView) -> list[Command]:
         match effect:
             case fx.PostChat():
-                return [self._chat(effect.text, effect.whisper_to, effect.speaker, world)]
+                e = effect  # the rules cited are links to their sections
+                linked = link_cites(to_html(e.text), e.cites) if e.cites else None
+                return [self._chat(e.text, e.whisper_to, e.speaker, world, html=linked)]
             case fx.AskPlayer():
                 return [self._ask(effect, world)]
             case fx.UpdateToken():

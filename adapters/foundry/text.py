@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from html.parser import HTMLParser
+
+from vttbridge.rules.citations import Cited
 
 _BLOCK = frozenset(
     {
@@ -74,3 +77,20 @@ def to_html(text: str) -> str:
         esc = html.escape(line, quote=False)
         paras.append("<p>" + _CODE.sub(r"<code>\1</code>", esc) + "</p>")
     return "".join(paras)
+
+
+def link_cites(content: str, cites: Iterable[Cited]) -> str:
+    """``content`` (from :func:`to_html`) with each rule's short citation a link to its section:
+    ``(<a href="...docs/rules.md#movement">FoE, Movement</a>; option: diagonal_metric =
+    alternating)``."""
+    for c in cites:
+        head = f"{c.source}, {c.rule}"
+        short = c.short()
+        tail = short[len(f"({head}, {c.page}") : -1]
+        link = (
+            f'(<a class="vttbridge-rule" href="{html.escape(c.url, quote=True)}" '
+            f'target="_blank" rel="noopener noreferrer">{html.escape(head, quote=False)}</a>'
+            f"{html.escape(tail, quote=False)})"
+        )
+        content = content.replace(html.escape(short, quote=False), link)
+    return content

@@ -1,10 +1,10 @@
 """Core built-ins: combat flow every game system shares, stats, options, prompts and help.
 
 Commands: ``!init``, ``!next``, ``!end``, ``!stats``, ``!set``, ``!answer``, ``!help``,
-``!attack``, ``!do``; a system adds its own (:mod:`vttbridge.sdk.systems`). Listeners keep the
-rules' turn order and the VTT's combat tracker in step: a combat started, advanced or edited in the
-VTT is applied to the rules, while the runtime's own changes (echoed back by the VTT) are recognised
-and ignored.
+``!attack``, ``!do``, ``!why``; a system adds its own (:mod:`vttbridge.sdk.systems`). Listeners
+keep the rules' turn order and the VTT's combat tracker in step: a combat started, advanced or
+edited in the VTT is applied to the rules, while the runtime's own changes (echoed back by the
+VTT) are recognised and ignored.
 
 Decisions where the source texts are silent:
 
@@ -336,6 +336,38 @@ def answer(cmd: ChatCommand, ctx: Context) -> None:
         raise UsageError()
     chosen = ctx.answer(pid, option, player=cmd.player, role=cmd.role)
     ctx.reply(f"Answered {pid}: {chosen}.")
+
+
+@script.command(
+    "why",
+    usage="!why [player|token]",
+    role="observer",
+    help="Explain the last refusal you were told of: the rule, its sentence, the numbers, the "
+    "option (the GM: the last of all, or a player's or token's).",
+)
+def why(cmd: ChatCommand, ctx: Context) -> None:
+    if cmd.argv:
+        if cmd.role != "gm":
+            raise UsageError("Only the GM may ask about another's refusal.")
+        who = _whose(ctx, " ".join(cmd.argv))
+        refusal = ctx.last_refusal(who)
+        nobody = f"Nothing has been refused to {' '.join(cmd.argv)} since the world was loaded."
+    else:
+        refusal = ctx.last_refusal(None if cmd.role == "gm" else cmd.player or "gm")
+        nobody = "Nothing has been refused to you since the world was loaded."
+    ctx.reply(refusal.explained() if refusal is not None else nobody)
+
+
+def _whose(ctx: Context, ref: str) -> str:
+    """The player id ``ref`` names: a player (id or name, any case), or the player of a token."""
+    world = ctx.world
+    low = ref.lower()
+    if low == "gm":
+        return "gm"
+    for p in world.players.values():
+        if low in (p.id.lower(), p.name.lower()):
+            return p.id
+    return world.player_for(ctx.token(ref).id)
 
 
 @script.command(

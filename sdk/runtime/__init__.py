@@ -54,6 +54,8 @@ The runtime is a package of parts, each owning its state and given what it needs
 - :mod:`vttbridge.sdk.runtime.dispatch`: routing an event to waiters, listeners and triggers;
 - :mod:`vttbridge.sdk.runtime.commands`: running a chat command, its cost included;
 - :mod:`vttbridge.sdk.runtime.outcomes`: applying rule outcomes, writing rules-owned values back;
+- :mod:`vttbridge.sdk.runtime.refusals`: refusals told with the rule that refused, the last ones
+  kept for ``!why``;
 - :mod:`vttbridge.sdk.runtime.snapshot`: snapshot, restore and the state view.
 """
 
@@ -87,6 +89,7 @@ from vttbridge.sdk.runtime.pipeline import (
     Pipeline,
     Processed,
 )
+from vttbridge.sdk.runtime.refusals import Refusals
 from vttbridge.sdk.runtime.registry import Registry
 from vttbridge.sdk.runtime.scripts import Loaded, ScriptLoader, builtin_scripts
 from vttbridge.sdk.runtime.snapshot import (
@@ -178,11 +181,13 @@ class WorldRuntime:
         self._lock = consumer.lock
         self._step = step = CurrentStep(world_id, consumer.enqueue_event)
         self._registry = registry = Registry()
-        self._supervisor = supervisor = Supervisor(world_id, w, step, self.callbacks)
+        self.refusals = refusals = Refusals(w, step, self.clock)
+        """Refusals told with their rule's citation; the last ones, for ``!why``."""
+        self._supervisor = supervisor = Supervisor(world_id, w, step, refusals, self.callbacks)
         self._waiting = waiting = Waiting(w, self.clock, step, consumer, supervisor, registry, self)
-        self._movement = movement = Movement(w, step, registry, supervisor, self, index)
-        self._outcomes = outcomes = OutcomeApplier(w, step, registry, waiting, movement)
-        commands = CommandRunner(w, step, registry, supervisor, self)
+        self._movement = movement = Movement(w, step, registry, supervisor, refusals, self, index)
+        self._outcomes = outcomes = OutcomeApplier(w, step, registry, waiting, movement, refusals)
+        commands = CommandRunner(w, step, registry, supervisor, refusals, self)
         dispatcher = Dispatcher(w, step, registry, supervisor, waiting, movement, commands, self)
         self._pipeline = Pipeline(world_id, w, step, supervisor, movement, dispatcher, outcomes)
         self._scripts = loader = ScriptLoader(

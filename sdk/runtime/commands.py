@@ -12,6 +12,7 @@ from vttbridge.sdk import economy
 from vttbridge.sdk.context import Context, WorldAccess
 from vttbridge.sdk.effects import PostChat
 from vttbridge.sdk.events import ChatCommand
+from vttbridge.sdk.runtime.refusals import Refusals
 from vttbridge.sdk.runtime.registry import Registry
 from vttbridge.sdk.runtime.step import CurrentStep
 from vttbridge.sdk.runtime.supervisor import Supervisor
@@ -28,12 +29,14 @@ class CommandRunner:
         step: CurrentStep,
         registry: Registry,
         supervisor: Supervisor,
+        refusals: Refusals,
         access: WorldAccess,
     ) -> None:
         self._world = world
         self._step = step
         self._registry = registry
         self._supervisor = supervisor
+        self._refusals = refusals
         self._access = access
 
     async def run(self, cmd: ChatCommand, consumed: bool) -> None:
@@ -71,7 +74,7 @@ class CommandRunner:
             try:
                 bill = economy.bill(self._world, cmd, cost, c.name)
             except RuleError as e:
-                emit(PostChat(text=e.message, whisper_to=reply_to))
+                self._refusals.tell(e, reply_to)
                 return
         ctx = Context(self._access, c.script, cmd)
         pay = None if bill is None else functools.partial(self._pay, bill, cmd)
@@ -81,9 +84,7 @@ class CommandRunner:
         try:
             bill.settle(self._world.encounter)
         except RuleError as e:  # an async command that waited while the turn moved on
-            self._step.emit(
-                PostChat(text=f"!{command.name}: nothing spent: {e.message}", whisper_to="gm")
-            )
+            self._refusals.tell(e, "gm", f"!{command.name}: nothing spent: {e.message}")
 
 
 def _title(system: str) -> str:

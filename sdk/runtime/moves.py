@@ -10,7 +10,6 @@ from vttbridge.rules.geometry import Cell
 from vttbridge.rules.outcome import Outcome, RuleError
 from vttbridge.sdk.context import Context, WorldAccess, restore_encounter
 from vttbridge.sdk.effects import (
-    PostChat,
     UpdateToken,
 )
 from vttbridge.sdk.events import (
@@ -18,6 +17,7 @@ from vttbridge.sdk.events import (
     TokenMoved,
 )
 from vttbridge.sdk.regions import Region, within
+from vttbridge.sdk.runtime.refusals import Refusals
 from vttbridge.sdk.runtime.registry import Registry
 from vttbridge.sdk.runtime.step import CurrentStep
 from vttbridge.sdk.runtime.supervisor import Supervisor
@@ -38,6 +38,7 @@ class Movement:
         step: CurrentStep,
         registry: Registry,
         supervisor: Supervisor,
+        refusals: Refusals,
         access: WorldAccess,
         index: type[TriggerIndex] = TriggerIndex,
     ) -> None:
@@ -45,6 +46,7 @@ class Movement:
         self._step = step
         self._registry = registry
         self._supervisor = supervisor
+        self._refusals = refusals
         self._access = access
         self.index: TriggerIndex = index(self._resolve_cells, self._resolve_levels)
         self._watch_tids: dict[str, int] = {}
@@ -86,15 +88,15 @@ class Movement:
         tok = w.tokens[ev.token]
         back = ev.from_cell or tok.cell
         self._step.emit(UpdateToken(token=tok.id, cell=back, animate=False))
-        self._step.emit(
-            PostChat(
-                text=f"{tok.display}'s move refused and moved back: {e.message}", whisper_to="gm"
-            )
-        )
         mover = ev.player or w.player_for(tok.id)
         player = w.players.get(mover)
-        if mover != "gm" and (player is None or player.role != "gm"):
-            self._step.emit(PostChat(text=f"Move refused: {e.message}", whisper_to=mover))
+        to_player = mover != "gm" and (player is None or player.role != "gm")
+        refusal = self._refusals.note(e, mover if to_player else "gm")
+        self._refusals.emit(
+            f"{tok.display}'s move refused and moved back: {e.message}", "gm", refusal
+        )
+        if to_player:
+            self._refusals.emit(f"Move refused: {e.message}", mover, refusal)
         self._step.derive(
             MoveRefused(
                 id=ev.id,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from vttbridge.rules.characters import RULES_OWNED
+from vttbridge.rules.citations import Cited
 from vttbridge.rules.encounter import Positions
 from vttbridge.rules.outcome import Outcome
 from vttbridge.sdk.effects import (
@@ -25,6 +26,7 @@ from vttbridge.sdk.events import (
     TurnStarted,
 )
 from vttbridge.sdk.runtime.moves import Movement
+from vttbridge.sdk.runtime.refusals import Refusals
 from vttbridge.sdk.runtime.registry import Registry
 from vttbridge.sdk.runtime.step import CurrentStep, Step
 from vttbridge.sdk.runtime.waiting import Waiting
@@ -65,12 +67,14 @@ class OutcomeApplier:
         registry: Registry,
         waiting: Waiting,
         movement: Movement,
+        refusals: Refusals,
     ) -> None:
         self._world = world
         self._step = step
         self._registry = registry
         self._waiting = waiting
         self._movement = movement
+        self._refusals = refusals
 
     def apply(self, outcome: Outcome, *, announce: bool, script: Script | None) -> None:
         """Turn ``outcome`` into effects, events, token moves and prompts (``announce``: its
@@ -78,12 +82,21 @@ class OutcomeApplier:
         w, enc = self._world, self._world.encounter
         emit, derive = self._step.emit, self._step.derive
         if announce:
-            lines = [h.text for h in outcome.happened if h.text]
+            decided: dict[int, Cited] = {}
+            for h, c in self._refusals.decisions(outcome.happened):
+                if all(c.url != d.url for d in decided.values()):
+                    decided[id(h)] = c  # each rule once: at the first line it decided
+            cites = list(decided.values())
+            lines = [
+                f"{h.text} {decided[id(h)].short()}" if id(h) in decided else h.text
+                for h in outcome.happened
+                if h.text
+            ]
             for r in outcome.rolls:
                 if not any(r.text in line for line in lines):
                     lines.append(f"{r.reason}: {r.text}" if r.reason else r.text)
             if lines:
-                emit(PostChat(text="\n".join(lines)))
+                emit(PostChat(text="\n".join(lines), cites=cites))
         step = self._step.step
         touched = step.touched if step is not None else set()
         for h in outcome.happened:

@@ -21,6 +21,7 @@ from vttbridge.sdk.effects import PostChat
 from vttbridge.sdk.errors import UsageError
 from vttbridge.sdk.events import ChatCommand, ScriptFailed
 from vttbridge.sdk.loader import error_line
+from vttbridge.sdk.runtime.refusals import Refusals
 from vttbridge.sdk.runtime.step import CurrentStep
 from vttbridge.sdk.script import CommandHandler, Listener, Registered, Script, positional_count
 from vttbridge.sdk.watchdog import CallbackThread, Guard, watchdog
@@ -39,6 +40,7 @@ class Supervisor:
         world_id: str,
         world: World,
         step: CurrentStep,
+        refusals: Refusals,
         callbacks: CallbackThread | None = None,
     ) -> None:
         """``callbacks``: the world's own thread for plain callbacks (a host of many worlds
@@ -47,6 +49,7 @@ class Supervisor:
         self._world_id = world_id
         self._callbacks = callbacks
         self._world = world
+        self._refusals = refusals
         self._step = step
         self._running: dict[asyncio.Task[Any], tuple[Registered, float]] = {}
         self._parked: dict[asyncio.Task[Any], Registered] = {}
@@ -204,7 +207,7 @@ class Supervisor:
                 emit(PostChat(text=f"{msg}Usage: {usage}".strip(), whisper_to=reply_to))
                 return
             if isinstance(e, RuleError):
-                emit(PostChat(text=e.message, whisper_to=reply_to))
+                self._refusals.tell(e, reply_to)
                 return
             self.report_error(reg, e)
             if reply_to != "gm":
@@ -215,7 +218,7 @@ class Supervisor:
                 )
             return
         if isinstance(e, RuleError):  # a rule refused what a listener asked: the GM decides
-            emit(PostChat(text=f"{reg.script.name}: {e.message}", whisper_to="gm"))
+            self._refusals.tell(e, "gm", f"{reg.script.name}: {e.message}")
             return
         self.report_error(reg, e)
 

@@ -35,6 +35,7 @@ from vttbridge.systems.foe.rules.charge import (
     charge_fear_check,
     horn_charge_damage,
 )
+from vttbridge.systems.foe.rules.citations import CITATIONS
 from vttbridge.systems.foe.rules.initiative import initiative_expression, initiative_modifier
 from vttbridge.systems.foe.rules.jumping import can_clear, high_jump, jump, long_jump
 from vttbridge.systems.foe.rules.movement import dodge, move, movement_allowed, round_cap
@@ -78,6 +79,7 @@ SYSTEM = System(
     conditions=turns.conditions,
     movement=movement.budget_figures,
     stats=economy.STATS,
+    citations=CITATIONS,
     table="vttbridge.systems.foe.table:TABLE",
 )
 

@@ -124,7 +124,9 @@ def vtt_move(event: TokenMoved, ctx: Context) -> Outcome | None:
         player = world.players.get(event.player or "")
         if world.settings.revert_over_budget and not (player is not None and player.role == "gm"):
             raise  # refused: the token goes back, the mover is told why
-        ctx.tell_gm(f"{ctx.name(actor)}'s move breaks the movement rules (kept): {e.message}")
+        ctx.tell_refused(
+            e, f"{ctx.name(actor)}'s move breaks the movement rules (kept): {e.message}"
+        )
         return None
 
 

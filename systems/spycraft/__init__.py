@@ -15,6 +15,7 @@ This module imports the rules only: the rules core reads :data:`SYSTEM` without 
 
 from vttbridge.rules.systems import System
 from vttbridge.systems.spycraft.rules import delay, economy, ready, standoff
+from vttbridge.systems.spycraft.rules.citations import CITATIONS
 from vttbridge.systems.spycraft.rules.options import SpycraftOptions
 from vttbridge.systems.spycraft.rules.state import NAME, SpycraftState
 
@@ -30,6 +31,7 @@ SYSTEM = System(
     gates=(economy.blocked,),
     conditions=economy.conditions,
     stats=economy.STATS,
+    citations=CITATIONS,
     table="vttbridge.systems.spycraft.table:TABLE",
 )
 """Spycraft 2.0: a new round carries Readies over, then makes the stand offs' Resolve checks;

@@ -209,7 +209,7 @@ def _fire_ready(ctx: Context, actor: str, by: str | None, description: str) -> N
         if e.code == "no_ready":
             ctx.unwatch(READY_WATCH + actor)
         else:  # blocked, no count: the Ready waits; tell the GM why it did not fire
-            ctx.tell_gm(f"{ctx.name(actor)}'s Ready did not fire: {e.message}")
+            ctx.tell_refused(e, f"{ctx.name(actor)}'s Ready did not fire: {e.message}")
         return
     ctx.unwatch(READY_WATCH + actor)  # it fired: nobody else triggers it (rule 3)
 

@@ -69,6 +69,8 @@ def test_schema_writes_every_payload(tmp_path, capsys):
         "dashboard/in/answer.json",
         "dashboard/out/welcome.json",
         "dashboard/out/view.json",
+        "dashboard/in/timeline.json",
+        "dashboard/out/timeline.json",
     ]
     for rel in expected:
         assert rel in index

@@ -2,7 +2,8 @@
 ``vttbridge serve`` subprocess: sign in (a wrong key refused, the GM key, an observer key),
 watch a Spycraft encounter arrive live (a Foundry-shaped client sends the companion module's
 payloads: initiative, a Ready, a question answered from the page, a stand off with stress) and
-a Fallout: Equestria movement budget.
+a Fallout: Equestria movement budget, a move the rules refuse with its rule cited in the rules
+log, and the session's timeline filtered by token and round.
 
 The browser half is ``adapters/bridge/dashboard/test/browser.test.mjs`` (playwright-core with
 Debian's chromium, or firefox-esr over WebDriver BiDi); it saves a screenshot of each state
@@ -121,6 +122,8 @@ def test_dashboard_in_a_browser(
         "06-standoff-stress.png",
         "06b-observer-standoff.png",
         "07-foe-movement.png",
+        "08-rules-log-citations.png",
+        "09-timeline.png",
     ], names
     served = log_path.read_text()
     assert "A dashboard is watching world 'safehouse' (GM)." in served

@@ -90,6 +90,9 @@ def move(c: TableClient, n: list[int], token: str, x: int, y: int, user: str = "
     return c.send("tokenMoved", {"id": f"m{n[0]}", "token": token, "x": x, "y": y, "user": user})
 
 
+SPY_COSTS = "(Spycraft 2.0, Action costs, rules.md#action-costs)"
+"""The citation a refused action's cost ends with in a Spycraft world."""
+
 SPY_TOKENS = {
     "kevin": {"x": 0, "y": 0, "owners": ["u-p"], "stats": {"initiative": 2}},
     "thug": {"x": 500, "y": 0},
@@ -105,12 +108,14 @@ async def test_spycraft_attacks_spend_half_actions_and_attack_then_ready_is_refu
     assert "Kevin attacks Thug." in chat_texts(out, None)
     out = await said(c, chat(c, n, "!ready shoot --when within 10", "kevin"))
     assert chat_texts(out, "u-p") == (
-        "Kevin has only a half action left this turn; a full action needs 2."
+        "Kevin has only a half action left this turn; a full action needs 2. " + SPY_COSTS
     )
     out = await said(c, chat(c, n, "!shoot thug", "kevin"))  # the script's, cost "attack"
     assert "Kevin shoots thug." in chat_texts(out, None)
     out = await said(c, chat(c, n, "!attack thug", "kevin"))  # a third half action
-    assert chat_texts(out, "u-p") == "Kevin has no actions left this turn; a half action needs 1."
+    assert chat_texts(out, "u-p") == (
+        "Kevin has no actions left this turn; a half action needs 1. " + SPY_COSTS
+    )
     out = await said(c, chat(c, n, "!shoot thug", "kevin"))
     assert "shoots" not in chat_texts(out)
     srv, _ = served
@@ -135,7 +140,8 @@ async def test_foe_attack_then_a_2x_drag_is_refused_and_put_back_1x_allowed_no_c
     assert out[0]["data"] == {"id": "mint", "x": 0, "y": 0}  # put back where it was
     assert chat_texts(out, "u-p") == (
         "Move refused: Mint can move 25 ft more this round (a move with another action: 25 ft "
-        "in all); that path is 50 ft."
+        "in all); that path is 50 ft. (FoE, Movement, rules.md#movement; option: diagonal_metric "
+        "= alternating)"
     )
     assert "Mint's move refused and moved back" in chat_texts(out, "gm")
     srv, _ = served
@@ -144,7 +150,7 @@ async def test_foe_attack_then_a_2x_drag_is_refused_and_put_back_1x_allowed_no_c
     out = await said(c, chat(c, n, "!charge raider", "mint"))
     assert chat_texts(out, "u-p") == (
         "Mint has only 1 action left this turn and can move 25 ft more this round; a charge "
-        "takes both actions."
+        "takes both actions. (FoE, Action costs, rules.md#action-costs)"
     )
     out = await said(c, move(c, n, "mint", 400, 0))  # 20 ft: within 1x
     assert out == []
@@ -195,7 +201,10 @@ async def test_foe_surprise_round_refuses_the_surprised_on_every_path(
     enc = srv.bridge.worlds["foe"].runtime.world.encounter
     assert set(enc.combatants) == {"raider", "trader"}  # the guard is not in the order
 
-    why = "Guard is surprised and sits out the surprise round."
+    why = (
+        "Guard is surprised and sits out the surprise round. (FoE, Surprise round, "
+        "rules.md#surprise-round; option: surprise_after = reroll)"
+    )
     for text in ("!do shoot", "!attack raider", "!shoot raider", "!hide", "!jump gap 5"):
         out = await said(c, chat(c, n, text, "guard"))
         assert chat_texts(out, "u-p") == why, text
@@ -214,7 +223,10 @@ async def test_foe_surprise_round_refuses_the_surprised_on_every_path(
             assert "Raider attacks Guard." in chat_texts(out, None)
             assert enc.combatants["raider"].half_actions == 0
             out = await said(c, chat(c, n, "!attack guard", "raider", user="u-gm"))
-            refused = "Raider has no actions left this turn; an attack takes 1 action."
+            refused = (
+                "Raider has no actions left this turn; an attack takes 1 action. "
+                "(FoE, Action costs, rules.md#action-costs)"
+            )
             assert chat_texts(out, "u-gm") == refused
         else:  # the Quick Witted trader acts in the surprise round
             out = await said(c, chat(c, n, "!do duck", "trader", user="u-gm"))

@@ -88,6 +88,7 @@ CORE = [
     "rules/actions.py",
     "rules/conditions.py",
     "rules/movement.py",
+    "rules/citations.py",
     "sdk/budget.py",
     "sdk/economy.py",
     "sdk/holds.py",

@@ -1,9 +1,12 @@
 """The GM's dashboard: a web page the bridge serves at ``/`` that shows a world's rules state
 live (the map with regions and watched cells, initiative, Readies, stand offs, FoE movement,
-questions waiting, the rules' chat), and lets the GM answer a question.
+questions waiting, the rules' chat with the rules it cites), lets the GM answer a question, and
+shows the session's timeline.
 
 - ``view.py``: the view model, one pydantic model of everything the page shows;
-- ``feed.py``: the ``/dashboard`` socket.io namespace that pushes it and takes answers;
+- ``timeline.py``: the session's timeline, read from the world's log, for the page that asks;
+- ``feed.py``: the ``/dashboard`` socket.io namespace that pushes the view, takes answers and
+  answers the timeline;
 - the page: ``index.html`` and the ES modules in ``src/`` (Preact + htm, socket.io-client),
   bundled by esbuild (``npm run build``) into ``dist/``, which is committed and ships with the
   Python package, so serving the page needs no Node.

@@ -14,6 +14,9 @@ by :meth:`Bridge.authenticate`, in the same order and with the same refusals). T
   ``read_only``): the GM answers a question. It becomes a ``PromptAnswered`` processed like any
   event (dedup by ``id``, logged, replayed after a restart, its commands sent to the VTT), and
   is acknowledged like one (``{"ok": true, "seq"}`` or an error).
+- page -> server ``timeline`` ``{token?, round?, cited?}`` (either key): the session's timeline,
+  read from the world's log, acknowledged as ``{"ok": true, "timeline": TimelineView}``
+  (:mod:`vttbridge.adapters.bridge.dashboard.timeline`). It changes nothing.
 
 A watched world does not fall asleep. In a cluster (``cluster.py``) a page may sign in at any
 node: at one that does not own the world, the feed asks the owner for its views (a ``watch``
@@ -36,6 +39,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import socketio
 from pydantic import BaseModel, Field, ValidationError
 from vttbridge.adapters.base import Adapter, Command, Inbound
+from vttbridge.adapters.bridge.dashboard.timeline import (
+    TimelineFilter,
+    TimelineView,
+    build_timeline,
+)
 from vttbridge.adapters.bridge.dashboard.view import (
     ClientView,
     DashboardView,
@@ -116,6 +124,11 @@ SCHEMAS: dict[str, tuple[str, type[BaseModel]]] = {
         "server -> page: view, on connect and after the world's events",
         DashboardView,
     ),
+    "in/timeline.json": (
+        "page -> server: timeline (ack: {ok: true, timeline: out/timeline.json} or ack-error)",
+        TimelineFilter,
+    ),
+    "out/timeline.json": ("server -> page: the timeline, in the ack of timeline", TimelineView),
 }
 """The namespace's payloads, for ``vttbridge schema`` (``dashboard/...``)."""
 
@@ -134,6 +147,8 @@ class Backend(Protocol):
         """A page's answer to a prompt, and its ack; raises a
         :class:`~vttbridge.rules.refusal.Refusal` when it is refused."""
         ...
+
+    async def timeline(self, sid: str, payload: Any) -> dict[str, Any]: ...
 
 
 class DashboardNamespace(socketio.AsyncNamespace):
@@ -156,6 +171,8 @@ class DashboardNamespace(socketio.AsyncNamespace):
         try:  # refusals are answered here, once
             if event == "answer":
                 return await self.backend.answer(args[0], args[1] if len(args) > 1 else None)
+            if event == "timeline":
+                return await self.backend.timeline(args[0], args[1] if len(args) > 1 else None)
             raise Refused(ErrorCode.UNKNOWN_EVENT, f"The dashboard has no event {event!r}.")
         except Refusal as r:
             return refusal_ack(r)
@@ -515,6 +532,34 @@ class DashboardFeed:
                 return await remote.receive(CLIENT, "answer", data, payload)
             raise Refused(ErrorCode.SHUTTING_DOWN, "The world is not loaded; try again.")
         return await w.host.receive(CLIENT, "dashboard.answer", data)
+
+    # -- the session's timeline ----------------------------------------------------------------
+    async def timeline(self, sid: str, payload: Any) -> dict[str, Any]:
+        """The world's timeline from its log, as the page's filter asks (GM and observer)."""
+        viewer = self.viewers.get(sid)
+        if viewer is None:
+            raise Refused(ErrorCode.BAD_AUTH, "Not connected to a world.")
+        if wait := viewer.bucket.take():
+            raise Refused(
+                ErrorCode.RATE_LIMITED, f"Too many requests from this page; retry in {wait:.2f} s."
+            )
+        try:
+            flt = TimelineFilter.model_validate(payload if payload is not None else {})
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            msg = f"{where}: {err['msg']}" if where else str(err["msg"])
+            raise Refused(ErrorCode.BAD_PAYLOAD, msg) from None
+        store = self.bridge.store
+        if store is None:
+            raise Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+        w = self.watched.get(viewer.world)
+        if w is not None:
+            await w.host.log.barrier()  # every event processed so far is readable
+        rows = await store.log_after(viewer.world, 0, kind="event")
+        # a long log takes a while to read through: off the loop, so that no world waits
+        view = await asyncio.to_thread(build_timeline, rows, flt)
+        return {"ok": True, "timeline": view.model_dump(mode="json")}
 
     async def close(self) -> None:
         for relayed in list(self.relayed.values()):

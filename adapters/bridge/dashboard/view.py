@@ -16,7 +16,11 @@ What comes from where:
   a stand off's stress, the movement left this turn...), each a
   :class:`vttbridge.sdk.panels.Panel` the page draws as it comes;
 - prompts waiting for an answer (``World.prompts``), the recent chat lines the rules sent (the
-  feed keeps them, from the log), and the VTT link (the bridge's sessions).
+  feed keeps them, from the log) with the rules each cites, and the VTT link (the bridge's
+  sessions).
+
+The session's timeline (every event and what it caused) is not part of the view: the page asks
+for it (:mod:`vttbridge.adapters.bridge.dashboard.timeline`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from vttbridge.adapters.bridge.dashboard.timeline import strip_cites
+from vttbridge.rules.citations import Cited
 from vttbridge.rules.encounter import Encounter
 from vttbridge.sdk.effects import AskPlayer, PostChat
 from vttbridge.sdk.panels import Panel, RoundNotes
@@ -154,6 +160,9 @@ class LogLine(BaseModel):
     to: str | None = None
     """Whispered to (a name, or "GM"); None: public."""
     speaker: str | None = None
+    cites: list[Cited] = Field(default_factory=list)
+    """The rules that refused or decided what the line says (the page links each to its
+    section of the rules); ``text`` is the line without their short form."""
 
 
 class ClientView(BaseModel):
@@ -239,9 +248,10 @@ def log_lines(world: World, effects: Iterable[object], *, first: int, at: float)
                     n=first + len(out),
                     at=at,
                     kind="chat",
-                    text=eff.text,
+                    text=strip_cites(eff.text, eff.cites),
                     to=_player_name(world, eff.whisper_to) if eff.whisper_to else None,
                     speaker=speaker,
+                    cites=eff.cites,
                 )
             )
         elif isinstance(eff, AskPlayer):

@@ -197,6 +197,7 @@ def move(
                 "normally.",
                 allowed=sneak.left,
                 length=length,
+                cite="sneak speed",
             )
         sneak.left -= length
         sneak.moved += length

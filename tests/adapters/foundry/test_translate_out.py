@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vttbridge.adapters.foundry import FLAG, OUTBOUND
+from vttbridge.rules.citations import Cited
 from vttbridge.rules.encounter import Combatant
 from vttbridge.rules.geometry import Cell, Grid
 from vttbridge.sdk import effects as fx
@@ -107,6 +108,24 @@ def test_chat_html(adapter):
     (cmd,) = out(adapter, fx.PostChat(text="a <b> & `!answer p1 fire`\nnext"))
     assert cmd.data["content"] == (
         "<p>a &lt;b&gt; &amp; <code>!answer p1 fire</code></p><p>next</p>"
+    )
+
+
+def test_a_cited_rule_is_a_link_to_its_section(adapter):
+    cite = Cited(
+        source="FoE",
+        rule="Movement",
+        url="https://github.com/vttbridge/vttbridge/blob/main/docs/rules.md#movement",
+        options={"diagonal_metric": "alternating"},
+        code="over_budget",
+    )
+    text = f"Move refused: that path is 80 ft. {cite.short()}"
+    (cmd,) = out(adapter, fx.PostChat(text=text, whisper_to="gm", cites=[cite]))
+    assert cmd.data["content"] == (
+        '<p>Move refused: that path is 80 ft. (<a class="vttbridge-rule" '
+        'href="https://github.com/vttbridge/vttbridge/blob/main/docs/rules.md#movement" '
+        'target="_blank" rel="noopener noreferrer">FoE, Movement</a>; option: diagonal_metric = '
+        "alternating)</p>"
     )
 
 

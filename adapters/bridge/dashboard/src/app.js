@@ -6,6 +6,7 @@ import { mergeLog } from "./format.js";
 import { LinkHelp } from "./link.js";
 import { SceneMap } from "./map.js";
 import { Initiative, Questions, RulesLog, SystemPanel } from "./panels.js";
+import { Timeline } from "./timeline.js";
 
 const STATUS_TEXT = {
   connecting: "Connecting…",
@@ -67,7 +68,7 @@ function LinkStatus({ link }) {
     : html`<span class="pill off">${name}: not connected</span>`;
 }
 
-function Dashboard({ view, log, role, status, answer, onSignOut }) {
+function Dashboard({ view, log, role, status, answer, timeline, onSignOut }) {
   const canAnswer = role === "gm";
   const placed = (where) => view.panels.filter((p) => p.place === where);
   return html`
@@ -97,6 +98,7 @@ function Dashboard({ view, log, role, status, answer, onSignOut }) {
         ${placed("side").map((p) => html`<${SystemPanel} key=${p.id} panel=${p} />`)}
       </div>
       <${RulesLog} log=${log} />
+      <${Timeline} key=${view.world} load=${timeline} />
     </main>
   `;
 }
@@ -152,6 +154,7 @@ export function App() {
     role=${welcome.role}
     status=${status}
     answer=${(p, o) => conn.current.answer(p, o)}
+    timeline=${(f) => conn.current.timeline(f)}
     onSignOut=${signOut}
   />`;
 }

@@ -25,7 +25,7 @@ export function storeLogin(login) {
 }
 
 /**
- * Connect; `on` gets { status, welcome, view, refused }. Returns { answer, close }.
+ * Connect; `on` gets { status, welcome, view, refused }. Returns { answer, timeline, close }.
  * status: "connecting" | "live" | "reconnecting" | "closed".
  */
 export function connect(login, on) {
@@ -61,6 +61,17 @@ export function connect(login, on) {
     async answer(prompt, option) {
       try {
         return await socket.timeout(15000).emitWithAck("answer", { id: eventId(), prompt, option });
+      } catch {
+        return { ok: false, error: { code: "timeout", message: "The server did not answer in time; try again." } };
+      }
+    },
+    /**
+     * The session's timeline from the world's log, filtered ({token?, round?, cited?}); resolves
+     * to {ok: true, timeline} or {ok: false, error}.
+     */
+    async timeline(filter) {
+      try {
+        return await socket.timeout(30000).emitWithAck("timeline", filter);
       } catch {
         return { ok: false, error: { code: "timeout", message: "The server did not answer in time; try again." } };
       }

@@ -3,6 +3,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { clock, duration, secondsLeft } from "./format.js";
+import { Cites } from "./cites.js";
 
 function Panel({ id, title, children, className = "" }) {
   return html`
@@ -249,6 +250,7 @@ export function RulesLog({ log }) {
               ${l.to && html`<span class="badge muted">to ${l.to}</span>`}
               ${l.kind === "ask" && html`<span class="badge delayed">asks</span>`}
               <span class="text">${l.text}</span>
+              <${Cites} cites=${l.cites} />
             </li>
           `,
         )}

@@ -232,6 +232,42 @@ test("the dashboard follows an encounter live and the GM answers from it", { ski
     await page.until("section.initiative tbody tr.active", /move\s+1 of 2 actions left/);
     await shot(page, "07-foe-movement");
 
+    // a move past the run breaks the movement rules: the GM's own drag is kept and he is told
+    // why, and the rules log links the rule that said so, with the world option that shaped it
+    await foe.send("updateToken", {
+      userId: GM, sceneId: "sWasteland000001", token: { ...pinkie, x: 2500 }, changes: { x: 2500 }, origin: { x: 700, y: 500 },
+    });
+    await page.until("section.log", /Pinkie's move breaks the movement rules \(kept\): Pinkie can move 65 ft more/);
+    await page.until("section.log", /FoE · Movement\s+diagonal_metric = alternating/);
+    const link = await page.evaluate(() => {
+      const a = [...document.querySelectorAll("section.log a.cite")].pop();
+      return a && { href: a.href, text: a.textContent.trim() };
+    });
+    assert.deepEqual(link, { href: "https://github.com/vttbridge/vttbridge/blob/main/docs/rules.md#movement", text: "FoE · Movement" });
+    assert.doesNotMatch(await page.text("section.log"), /rules\.md#movement;/); // linked, not repeated
+    await shot(page, "08-rules-log-citations");
+
+    // after the game: the session's timeline, each event with what it caused and the rules cited
+    await page.click("Show the timeline");
+    await page.until("section.timeline", /Pinkie moved to 25,5 \(Dana\)/);
+    await page.until("section.timeline", /The VTT sent its scene \(Wasteland, 2 tokens\)/);
+    await page.select("Token", "Pinkie");
+    await page.select("Round", "round 1");
+    await page.until("section.timeline .meta", /^3 events$/);
+    const entries = await page.text("section.timeline .tl-entries");
+    assert.match(entries, /round 1\s*The VTT sent its scene[\s\S]*Pinkie: IC 80/);
+    assert.match(entries, /round 1\s*Pinkie moved to 7,5 \(Dana\)/);
+    assert.match(entries, /round 1\s*Pinkie moved to 25,5 \(Dana\)[\s\S]*Pinkie's move breaks the movement rules \(kept\)[\s\S]*FoE · Movement/);
+    assert.equal(await page.count("section.timeline a.cite"), 1);
+    await page.select("Token", "Raider");
+    await page.until("section.timeline .meta", /^1 event$/);
+    assert.doesNotMatch(await page.text("section.timeline .tl-entries"), /moved to/);
+    await page.select("Token", "every token");
+    await page.click("Refresh");
+    await page.until("section.timeline .meta", /^3 events$/);
+    await page.select("Token", "Pinkie");
+    await shot(page, "09-timeline");
+
     assert.deepEqual([...page.errors, ...obs.errors], []);
   } finally {
     for (const c of clients) c.socket.disconnect();

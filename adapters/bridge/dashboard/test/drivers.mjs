@@ -1,7 +1,7 @@
 // Two ways to drive a real browser for test/browser.test.mjs, behind one small page interface
-// (goto, fill by label, click a button by name, wait for text, count, text, evaluate,
-// screenshot): playwright-core with Debian's Chromium, and WebDriver BiDi spoken directly to
-// Debian's firefox-esr (whose BiDi lacks a command playwright-core 1.65 needs for a context).
+// (goto, fill by label, pick an option by label, click a button by name, wait for text, count,
+// text, evaluate, screenshot): playwright-core with Debian's Chromium, and WebDriver BiDi spoken
+// directly to Debian's firefox-esr (whose BiDi lacks a command playwright-core 1.65 needs for a context).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +19,16 @@ function fillInPage([label, value]) {
   if (!el) throw new Error(`no field labelled ${label}`);
   Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(el, value);
   el.dispatchEvent(new Event("input", { bubbles: true }));
+  return true;
+}
+
+function selectInPage([label, text]) {
+  const l = [...document.querySelectorAll("label")].find((x) => x.textContent.trim() === label);
+  const el = l && document.getElementById(l.htmlFor);
+  const option = el && [...el.options].find((o) => o.textContent.trim() === text);
+  if (!option) throw new Error(`no option ${text} in the field labelled ${label}`);
+  el.value = option.value;
+  el.dispatchEvent(new Event("change", { bubbles: true }));
   return true;
 }
 
@@ -47,6 +57,9 @@ class PlaywrightPage {
   }
   fill(label, value) {
     return this.page.getByLabel(label).fill(value); // real typing
+  }
+  select(label, text) {
+    return this.page.getByLabel(label, { exact: true }).selectOption({ label: text }); // a real pick
   }
   click(name) {
     return this.page.getByRole("button", { name }).click(); // a real click
@@ -103,6 +116,9 @@ class BidiPage {
   }
   fill(label, value) {
     return this.evaluate(fillInPage, [label, value]);
+  }
+  select(label, text) {
+    return this.evaluate(selectInPage, [label, text]);
   }
   click(name) {
     return this.evaluate(clickInPage, name);

@@ -213,11 +213,11 @@ test("surprise round: the raiders ambush the caravan; the Quick Witted merchant 
     assert.ok(who, "a token's turn");
     if (who === "-OTokMerch") {
       r20.type(P.bob.id, "!jump gap 10", { selected: ["-OTokMerch"] });
-      await said(/^Merchant jumps the 10 ft gap \(up to 12\.5 ft\)\.$/);
+      await said(/^Merchant jumps the 10 ft gap \(up to 12\.5 ft\)\. \(FoE, Jumping, rules\.md#jumping; option: high_jump_rounding = foot\)$/);
     }
     await next();
   }
-  await said(/The surprise round is over; normal combat begins\.\nEveryone re-rolls initiative\./);
+  await said(/The surprise round is over; normal combat begins\. \(FoE, Surprise round, rules\.md#surprise-round; option: surprise_after = reroll\)\nEveryone re-rolls initiative\./);
   await until(() => r20.order.filter(ours).length === 5, 8000, "everyone in the turn order");
   const state = await bridge.state(WORLD, key);
   assert.equal(state.systems.foe?.surprise_round ?? false, false);
@@ -230,14 +230,15 @@ test("round 2: a charge too short, one that lands with a horn, a sneak under wei
   for (let turn = 0; turn < 6 && !(charged && sneaked); turn++) {
     const who = current();
     if (who === "-OTokBram") {
-      // Raider2 is 10 ft away: the charge would cover 5 ft, short of 15 ft
+      // Raider2 is 10 ft away: the charge would cover 5 ft, short of 15 ft (the citation's "#"
+      // goes as an entity, so that Roll20 reads no macro in it; its chat shows "#")
       r20.type(P.bob.id, "!charge Raider2", { selected: ["-OTokBram"] });
-      await said(/^A charge needs at least 15 ft in a straight line; that path is 5 ft\.$/, { to: "Bob" });
+      await said(/^A charge needs at least 15 ft in a straight line; that path is 5 ft\. \(FoE, Charge, rules\.md&#35;charge; option: diagonal_metric = alternating\)$/, { to: "Bob" });
       const bram = r20.getObj("graphic", "-OTokBram");
       assert.deepEqual([bram.get("left"), bram.get("top")], cellPx(2, 5), "a refused charge moves nothing");
       // Raider1 is 35 ft down the road: a straight 30 ft charge ends next to him
       r20.type(P.bob.id, "!charge Raider1", { selected: ["-OTokBram"] });
-      await said(/^Bramble charges 30 ft!\nBramble ends the charge next to Raider1 and may attack\.$/);
+      await said(/^Bramble charges 30 ft! \(FoE, Charge, rules\.md#charge; option: diagonal_metric = alternating\)\nBramble ends the charge next to Raider1 and may attack\.$/);
       await until(() => bram.get("left") === cellPx(8, 5)[0], 8000, "the charge move");
       assert.deepEqual([bram.get("left"), bram.get("top")], cellPx(8, 5));
       const ask = await said(/Whom does Bramble attack at the end of the charge\?/, { to: "Bob" });
