@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 
 import pytest
 from vttbridge.adapters.bridge.config import WorldConfig
@@ -274,10 +275,11 @@ def world_log(writer: SqliteWriter, world: str = "w") -> WorldLog:
 
 @pytest.fixture
 async def writer(tmp_path):
-    """A writer on a new file holding one world, ``w``."""
+    """A writer on a new file holding one world, ``w``, committing on the event loop (these
+    tests count the loop's turns a commit waits; the threaded commit is tested below)."""
     path = tmp_path / "w.sqlite3"
     SqliteDatabase(path).create_world("w", "h1", "h2")
-    w = SqliteWriter(path)
+    w = SqliteWriter(path, inline=True)
     w.log = world_log(w)
     yield w
     w.close()
@@ -380,3 +382,46 @@ async def test_a_failing_database_refuses_acks(db, worlds, gm, server):
     assert ack["ok"] is False and ack["error"]["code"] == "internal"
     assert "could not save" in ack["error"]["message"]
     writer.failed = None
+
+
+async def test_the_commit_runs_off_the_event_loop(tmp_path):
+    """The event loop only queues: the writer's own thread commits, and the barrier (what an
+    ack waits for) resolves in the loop once the rows are in the file."""
+    path = tmp_path / "w.sqlite3"
+    SqliteDatabase(path).create_world("w", "h1", "h2")
+    writer = SqliteWriter(path)
+    committed_in: list[int] = []
+    writer.on_commit = lambda took, failed: committed_in.append(threading.get_ident())
+    log = world_log(writer)
+    try:
+        for seq in range(1, 51):
+            log.event(seq, f"e{seq}", "noop", '{"event": {}}')
+        await log.barrier()
+        assert [r.seq for r in SqliteDatabase(path).log_after("w", 0)] == list(range(1, 51))
+    finally:
+        writer.close()
+    assert committed_in and threading.get_ident() not in committed_in
+
+
+async def test_a_batch_of_many_worlds_is_written_whole(tmp_path):
+    """A batch's rows go in a few statements of many rows each (log rows of 3 worlds, each
+    world's acks, the highest kept, and the adapter that linked it last)."""
+    path = tmp_path / "w.sqlite3"
+    db = SqliteDatabase(path)
+    for w in ("a", "b", "c"):
+        db.create_world(w, "h1", "h2")
+    writer = SqliteWriter(path)
+    logs = {w: world_log(writer, w) for w in ("a", "b", "c")}
+    try:
+        for seq in range(1, 335):  # 334 rows a world: chunks of 256, 64, 4 and 1 of each size
+            for w, log in logs.items():
+                log.event(seq, f"{w}{seq}", "noop", '{"event": {}}')
+        logs["a"].acked(7), logs["a"].acked(9), logs["a"].acked(8), logs["b"].acked(3)
+        logs["c"].linked("roll20"), logs["c"].linked("foundry")
+        await writer.barrier()
+    finally:
+        writer.close()
+    for w in ("a", "b", "c"):
+        assert [r.seq for r in db.log_after(w, 0)] == list(range(1, 335))
+    assert [db.world(w).acked_seq for w in ("a", "b", "c")] == [9, 3, 0]
+    assert db.world("c").adapter == "foundry"

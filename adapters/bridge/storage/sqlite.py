@@ -2,9 +2,8 @@
 
 :class:`SqliteDatabase` is one synchronous connection (thread-confined). :class:`SqliteStorage`
 reads through one of them in a thread of its own, and writes through :class:`SqliteWriter`:
-one connection committing each batch on the event loop (``durability="normal"``: no fsync, a
-commit takes microseconds, less than handing rows to a thread) or in a thread (``"full"``,
-whose fsync takes milliseconds).
+one connection committing each batch in a thread of its own, off the event loop, and a
+second one copying the WAL into the file beside it (the checkpoint).
 
 Leases: one process serves a file, so a world's lease lives in that process's memory; only
 each world's fence counter is stored (``leases`` table), so fences keep increasing across
@@ -15,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import queue
@@ -230,14 +230,47 @@ class SqliteDatabase:
 
 # -- the writer -----------------------------------------------------------------------------------
 
+# Each op's statement, as (head, one row's placeholders, tail): written with as many rows as
+# a batch has (see _write), since each statement is one step of SQLite, for which the writer
+# thread lets go of the GIL and must take it back (while the event loop runs, a wait of up to
+# the interpreter's switch interval, 5 ms): one statement for a batch's rows, not one each.
 _SQL = {
-    "log": "INSERT INTO log (world, seq, kind, event_id, name, body, at, fence)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    "snapshot": "INSERT OR REPLACE INTO snapshots (world, seq, data, at, fence)"
-    " VALUES (?, ?, ?, ?, ?)",
-    "acked": "UPDATE worlds SET acked_seq=max(acked_seq, ?) WHERE name=?",
-    "adapter": "UPDATE worlds SET adapter=? WHERE name=?",
-}
+    "log": ("INSERT INTO log (world, seq, kind, event_id, name, body, at, fence) VALUES ",
+            "(?, ?, ?, ?, ?, ?, ?, ?)", ""),
+    "snapshot": ("INSERT OR REPLACE INTO snapshots (world, seq, data, at, fence) VALUES ",
+                 "(?, ?, ?, ?, ?)", ""),
+    # (seq, world) rows, one per world (see _write)
+    "acked": ("UPDATE worlds SET acked_seq=max(acked_seq, v.column1) FROM (VALUES ",
+              "(?, ?)", ") AS v WHERE worlds.name=v.column2"),
+    "adapter": ("UPDATE worlds SET adapter=v.column1 FROM (VALUES ",
+                "(?, ?)", ") AS v WHERE worlds.name=v.column2"),
+}  # fmt: skip
+_CHUNKS = (256, 64, 16, 4, 1)
+"""Rows per statement: a batch's rows are written in chunks of these sizes, largest first,
+so that few texts of each statement exist (sqlite3 caches the compiled ones by text)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _statement(op: str, rows: int) -> str:
+    head, row, tail = _SQL[op]
+    return head + ", ".join([row] * rows) + tail
+
+
+def _write(conn: sqlite3.Connection, op: str, rows: list[tuple]) -> None:
+    """Write ``rows`` of ``op`` in a few statements."""
+    if op in ("acked", "adapter"):  # one row per world, the last (acked: the highest) kept
+        last: dict[str, tuple] = {}
+        for r in rows:
+            if op == "adapter" or r[1] not in last or r[0] > last[r[1]][0]:
+                last[r[1]] = r
+        rows = list(last.values())
+    i, n = 0, len(rows)
+    for size in _CHUNKS:
+        while n - i >= size:
+            conn.execute(_statement(op, size), [v for r in rows[i : i + size] for v in r])
+            i += size
+
+
 _PRUNE_SNAPSHOTS = (
     "DELETE FROM snapshots WHERE world=? AND seq NOT IN"
     " (SELECT seq FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT ?)"
@@ -251,40 +284,39 @@ _REHASH = {
 
 class SqliteWriter(GroupCommit):
     """The file's single writer (see ``groupcommit.py`` for the batching). ``fences``: the
-    current fence of each world this process holds, which every commit checks."""
+    current fence of each world this process holds, which every commit checks.
+
+    The event loop only queues: a thread of its own commits each batch (and settles its
+    barriers back in the loop), so the loop's turn never waits for SQLite, and the commit's
+    time in SQLite (which releases the GIL) runs on another core. ``inline``: commit on the
+    event loop instead, in the turn that flushes (the tests of the batching count turns)."""
 
     MAX_BATCH = 5000
 
     def __init__(
-        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
+        self, path: str | Path, *, durability: str = "normal", inline: bool = False
     ) -> None:
         super().__init__()
         self.db = SqliteDatabase(path, durability=durability)
         self.fences: dict[str, int] = {}
         self._q: queue.SimpleQueue = queue.SimpleQueue()
-        # Without an fsync a commit takes microseconds: doing it on the event loop, once per
-        # turn, is cheaper than handing rows to a thread (each hand-off costs a GIL round
-        # trip). An fsync (durability="full") takes milliseconds: that goes to the thread.
-        self.inline = (durability != "full") if inline is None else inline
+        self.inline = inline
         self._thread: threading.Thread | None = None
-        self._checkpoints: queue.SimpleQueue | None = None
-        self._checkpointer: threading.Thread | None = None
         self._wal = Path(f"{path}-wal")
         self._page = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
         self._behind = False  # the WAL is past WAL_LIMIT and not caught up yet
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
             self._thread.start()
-        else:
-            # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB)
-            # would run inside some commit, on the event loop, for milliseconds. A thread with
-            # its own connection does it instead; WAL lets it run beside the writer.
-            self.db.conn.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpoints = queue.SimpleQueue()
-            self._checkpointer = threading.Thread(
-                target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
-            )
-            self._checkpointer.start()
+        # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB) would
+        # run inside some commit, holding up the acks of its batch for milliseconds. A thread
+        # with its own connection does it instead; WAL lets it run beside the writer.
+        self.db.conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._checkpoints: queue.SimpleQueue = queue.SimpleQueue()
+        self._checkpointer = threading.Thread(
+            target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
 
     def _send(self, buf: list[Any]) -> None:
         if self.inline:
@@ -298,15 +330,16 @@ class SqliteWriter(GroupCommit):
         if self._thread is not None:
             self._q.put(None)
             self._thread.join(timeout)
-        if self._checkpointer is not None and self._checkpoints is not None:
-            self._checkpoints.put(None)
-            self._checkpointer.join(timeout)
+        self._checkpoints.put(None)
+        self._checkpointer.join(timeout)
         self.db.close()
 
-    CHECKPOINT_EVERY = 500
-    """Commits between two checkpoints (inline mode)."""
-    WAL_LIMIT = 16384
-    """WAL frames (pages, 64 MB) past which the writer checkpoints once itself."""
+    CHECKPOINT_EVERY = 50
+    """Commits between two checkpoints by the checkpoint thread. Often, so that what the
+    writer has left to copy when it catches up (below) is small: with a checkpoint every 500
+    commits, a catch-up copied 100 MB and held the acks of its batch for 400 ms."""
+    WAL_LIMIT = 4096
+    """WAL frames (pages, 16 MB) past which the writer checkpoints once itself."""
 
     def _wal_too_long(self) -> bool:
         try:
@@ -332,7 +365,6 @@ class SqliteWriter(GroupCommit):
         return not busy and frames == copied
 
     def _checkpoint_loop(self, path: str | Path) -> None:
-        assert self._checkpoints is not None
         conn = connect(path)
         try:
             while self._checkpoints.get() is not None:
@@ -377,7 +409,7 @@ class SqliteWriter(GroupCommit):
                         for role, new, world, old in rows:
                             conn.execute(_REHASH[role], (new, world, old))
                         continue
-                    conn.executemany(_SQL[op], rows)
+                    _write(conn, op, rows)
                     if op == "snapshot":
                         conn.executemany(
                             _PRUNE_SNAPSHOTS, [(p[0], p[0], SNAPSHOTS_KEPT) for p in rows]
@@ -391,7 +423,7 @@ class SqliteWriter(GroupCommit):
                     conn.execute("ROLLBACK")
             self._count(batch, started, error)
             due = self._behind or self.stats.batches % self.CHECKPOINT_EVERY == 0
-            if self._checkpoints is not None and error is None and due:
+            if error is None and due:
                 self._behind = self._wal_too_long() and not self._catch_up(conn)
                 if not self._behind:
                     self._checkpoints.put(True)
@@ -407,7 +439,7 @@ class SqliteStorage(Storage):
     """One SQLite file (see the module docstring)."""
 
     def __init__(
-        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
+        self, path: str | Path, *, durability: str = "normal", inline: bool = False
     ) -> None:
         self.path = Path(path)
         self.location = str(path)
