@@ -26,16 +26,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from vttbridge.adapters.bridge.storage import archive
 from vttbridge.adapters.bridge.storage.base import (
+    ARCHIVE_COLUMNS,
+    LOG_SIZE_SQL,
     ROW_COLUMNS,
     SUMMARY_SQL,
     WORLD_COLUMNS,
     LogRow,
+    LogSize,
     Storage,
     WorldRecord,
     WorldSummary,
     latest_event_ids,
     log_rows,
+    log_sizes,
     summarize,
     world_record,
 )
@@ -51,6 +56,10 @@ T = TypeVar("T")
 def connect(path: str | Path, *, durability: str = "normal") -> sqlite3.Connection:
     """Open ``path`` with the pragmas every connection needs (WAL, busy timeout)."""
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    # Pages freed by archiving go back to the disk by `incremental_vacuum` (reclaim): only
+    # possible in a file made so, set before the first table and before WAL (a no-op on a
+    # file that has tables: see `vttbridge world vacuum`).
+    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
     conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL in WAL mode: a commit survives the process being killed (kill -9); FULL also
     # survives power loss, at the price of an fsync per batch.
@@ -214,6 +223,90 @@ class SqliteDatabase:
             "SELECT seq, data FROM snapshots WHERE world=? ORDER BY seq DESC LIMIT 1", (world,)
         ).fetchone()
         return (row[0], row[1]) if row else None
+
+    # -- the archive -------------------------------------------------------------------------
+    def archives(self, world: str | None = None) -> list[archive.ArchiveFile]:
+        sql = f"SELECT {ARCHIVE_COLUMNS} FROM archives"
+        rows = (
+            self.conn.execute(sql + " WHERE world=? ORDER BY first_seq", (world,))
+            if world is not None
+            else self.conn.execute(sql + " ORDER BY world, first_seq")
+        )
+        return [archive.ArchiveFile(*r) for r in rows]
+
+    def snapshot_seqs(self, world: str) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT seq FROM snapshots WHERE world=? ORDER BY seq DESC", (world,)
+        )
+        return [r[0] for r in rows]
+
+    def last_seq_before(self, world: str, at: float) -> int:
+        # the log is in write order: the last row before `at` by rowid, not a scan of `at`
+        row = self.conn.execute(
+            "SELECT max(seq) FROM log WHERE world=? AND at<?", (world, at)
+        ).fetchone()
+        return row[0] or 0
+
+    def set_retention(self, world: str, retention: str) -> None:
+        cur = self.conn.execute("UPDATE worlds SET retention=? WHERE name=?", (retention, world))
+        if cur.rowcount == 0:
+            raise StoreError(f"no world named {world!r}")
+
+    def log_sizes(self) -> list[LogSize]:
+        return log_sizes(self.worlds(), self.conn.execute(LOG_SIZE_SQL), self.archives())
+
+    def archived(self, file: archive.ArchiveFile) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute(
+                f"INSERT OR REPLACE INTO archives ({ARCHIVE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (file.world, file.first_seq, file.last_seq, file.path, file.rows, file.bytes,
+                 file.at),
+            )  # fmt: skip
+            self.conn.execute(
+                "DELETE FROM log WHERE world=? AND seq>=? AND seq<=?",
+                (file.world, file.first_seq, file.last_seq),
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    RECLAIM_PAGES = 2000
+    """Pages given back per transaction: each is short, so a serving writer barely waits."""
+
+    def reclaim(self) -> str:
+        """Give the free pages back to the disk (incremental vacuum), a few at a time."""
+        mode, free = (self.conn.execute(f"PRAGMA {p}").fetchone()[0]
+                      for p in ("auto_vacuum", "freelist_count"))  # fmt: skip
+        if mode != 2:  # not INCREMENTAL: a file made before it was the default
+            return (
+                f"{free} free pages are reused for new rows, but this file does not shrink "
+                "(it was made by an older vttbridge): run `vttbridge world vacuum` once, "
+                "with the server stopped, to let it"
+            )
+        before = self.path.stat().st_size
+        while free:
+            self.conn.execute(f"PRAGMA incremental_vacuum({self.RECLAIM_PAGES})").fetchall()
+            left = self.conn.execute("PRAGMA freelist_count").fetchone()[0]
+            if left >= free:
+                break
+            free = left
+        # the file is cut once the WAL is copied into it (at once unless a server is writing;
+        # else by its next checkpoint)
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        after = self.path.stat().st_size
+        return f"{self.path}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB"
+
+    def vacuum(self) -> str:
+        """Rewrite the whole file, compact, with incremental vacuum on (an older file's way
+        to shrink; needs the file to itself)."""
+        before = self.path.stat().st_size
+        self.conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        return f"{self.path}: {before / 1e6:.1f} MB -> {self.path.stat().st_size / 1e6:.1f} MB"
 
     # -- leases ------------------------------------------------------------------------------
     def next_fence(self, world: str, node: str, expires: float) -> int:
@@ -496,12 +589,12 @@ class SqliteStorage(Storage):
     async def last_seq(self, world: str) -> int:
         return await self._read(lambda d: d.last_seq(world))
 
-    async def log_after(
+    async def table_log_after(
         self, world: str, seq: int, kind: str | None = None, limit: int | None = None
     ) -> list[LogRow]:
         return await self._read(lambda d: d.log_after(world, seq, kind, limit))
 
-    async def count_commands(self, world: str, after: int, upto: int) -> int:
+    async def table_count_commands(self, world: str, after: int, upto: int) -> int:
         return await self._read(lambda d: d.count_commands(world, after, upto))
 
     async def recent_events(
@@ -526,6 +619,28 @@ class SqliteStorage(Storage):
             db.mark_suspect(world, event_id, name, script)
         finally:
             db.close()
+
+    # -- the archive -------------------------------------------------------------------------
+    async def archives(self, world: str | None = None) -> list[archive.ArchiveFile]:
+        return await self._read(lambda d: d.archives(world))
+
+    async def snapshot_seqs(self, world: str) -> list[int]:
+        return await self._read(lambda d: d.snapshot_seqs(world))
+
+    async def last_seq_before(self, world: str, at: float) -> int:
+        return await self._read(lambda d: d.last_seq_before(world, at))
+
+    async def set_retention(self, world: str, retention: str) -> None:
+        await self._read(lambda d: d.set_retention(world, retention))
+
+    async def log_sizes(self) -> list[LogSize]:
+        return await self._read(lambda d: d.log_sizes())
+
+    async def archived(self, file: archive.ArchiveFile) -> None:
+        await self._read(lambda d: d.archived(file))
+
+    async def reclaim(self) -> str:
+        return await self._read(lambda d: d.reclaim())
 
     # -- leases (this process's) -------------------------------------------------------------
     async def acquire(self, world: str, node: str, ttl: float) -> Lease | None:
