@@ -145,3 +145,32 @@ def test_the_world_commands(db, tmp_path):
     row = next(line for line in listing if line.startswith("table1"))
     assert row.split()[1] == "1"  # one row left in the database
     assert "The database file:" in listing[-1]
+
+
+def test_an_older_file_is_made_to_shrink_by_vacuum(db):
+    """A file made before incremental vacuum was set reuses freed pages but does not shrink;
+    ``vacuum`` rewrites it so it does from then on, and refuses while a server holds it."""
+    create_world(db, "table1")
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA auto_vacuum=NONE")
+    conn.execute("VACUUM")  # as an older vttbridge made it
+    assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    conn.close()
+
+    from vttbridge.adapters.bridge.storage import WriterLock
+    from vttbridge.adapters.bridge.storage.sqlite import SqliteDatabase
+
+    told = run_blocking(db, lambda store: store.reclaim())
+    assert "does not shrink" in told and "vttbridge world vacuum" in told
+    lock = WriterLock(db)
+    lock.acquire()  # a server serving the file
+    try:
+        with pytest.raises(StoreError):
+            logkeeping.vacuum(db)
+    finally:
+        lock.release()
+    assert " MB -> " in logkeeping.vacuum(db)
+    check = SqliteDatabase(db)
+    assert check.conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental
+    assert check.world("table1") is not None
+    check.close()
