@@ -287,9 +287,23 @@ def rss_mb(pid: int) -> float:
     return total
 
 
-def make_worlds(db: Path, names: list[str]) -> dict[str, str]:
-    """Worlds with their keys stored as ``vttbridge world create`` stores them."""
+def make_worlds(db: Path, names: list[str], python: str | None = None) -> dict[str, str]:
+    """Worlds with their keys stored as ``vttbridge world create`` stores them; by another
+    interpreter's vttbridge if ``python`` is given (a baseline's, whose database must be of
+    its own schema version)."""
     out = {name: keys.new_key() for name in names}
+    if python is not None:
+        hashes = {name: keys.hash_key(key) for name, key in out.items()}
+        script = (
+            "import json, sys; from vttbridge.adapters.bridge.storage import run_blocking\n"
+            "async def create(store):\n"
+            "    for name, h in json.load(sys.stdin).items():\n"
+            "        await store.create_world(name, h, h, {'system': 'foe'})\n"
+            f"run_blocking({str(db)!r}, create)\n"
+        )
+        subprocess.run([python, "-c", script], input=json.dumps(hashes), text=True, check=True,
+                       cwd="/")  # fmt: skip
+        return out
 
     async def create(store) -> None:
         for name, key in out.items():
@@ -595,7 +609,7 @@ async def speed(
     base = None
     if baseline:  # its own database: a world is one node's
         base_db = tmp / f"baseline-{os.urandom(3).hex()}.sqlite3"
-        base_keys = make_worlds(base_db, [f"w{i}" for i in range(max(counts))])
+        base_keys = make_worlds(base_db, [f"w{i}" for i in range(max(counts))], baseline)
         base, base_url = start_baseline(baseline, base_db, [*extra, *base_extra])
     load = os.getloadavg()
     try:
@@ -763,7 +777,7 @@ async def paced(
         servers.append(("bridge", proc, url, keys_, db))
         if baseline:
             bdb = tmp / f"paced-base-{os.urandom(3).hex()}.sqlite3"
-            bkeys = make_worlds(bdb, names)
+            bkeys = make_worlds(bdb, names, baseline)
             bproc, burl = start_baseline(baseline, bdb, base_extra)
             servers.append(("baseline", bproc, burl, bkeys, bdb))
         load = os.getloadavg()
