@@ -24,7 +24,7 @@ times: the stalls a player would feel as a token hanging mid-drag show in p99.9 
 Paced (``--part paced``): a realistic table load, 200 worlds with a client each, one token
 move every 2 s per table, for 20 s: latency, the server's share of a core and its CPU per
 event (light load: each event is committed on its own), the tables one core serves at that
-pace, and the log's bytes per event (the SQLite file's pages in use, per logged event).
+pace, and the log's bytes per event (the pages of the log table and its index, per event).
 
 Every part prints the machine's load average beside its figures: other work on the machine
 slows both servers of a run alike, which is why each figure is a ratio to a baseline
@@ -745,18 +745,21 @@ async def paced_load(
 
 
 def log_bytes(db: Path) -> tuple[int, int]:
-    """(bytes of the file's pages in use, log rows that are events) of a SQLite file."""
+    """(bytes of the pages of the log and its index, log rows that are events) of a SQLite
+    file (SQLite's dbstat table)."""
     import sqlite3
 
     conn = sqlite3.connect(db)
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        pages, free, size = (conn.execute(f"PRAGMA {p}").fetchone()[0]
-                             for p in ("page_count", "freelist_count", "page_size"))  # fmt: skip
+        ((used,),) = conn.execute(
+            "SELECT coalesce(sum(pgsize - unused), 0) FROM dbstat"
+            " WHERE name IN ('log', 'log_world_seq')"
+        ).fetchall()
         events = conn.execute("SELECT count(*) FROM log WHERE kind='event'").fetchone()[0]
     finally:
         conn.close()
-    return (pages - free) * size, events
+    return used, events
 
 
 async def paced(
@@ -803,8 +806,8 @@ async def paced(
               f"{m['share']:.1%} of a core, {m['cpu_us']:.0f} us CPU/event: "
               f"~{per_core:.0f} such tables per core")  # fmt: skip
     print(
-        f"the log: {(used - empty) / max(1, events):.0f} bytes per event ({events} events "
-        f"with their commands, snapshots and indexes: {(used - empty) / 1e6:.1f} MB)"
+        f"the log: {(used - empty) / max(1, events):.0f} bytes per event, its commands and "
+        f"the index included ({events} events: {(used - empty) / 1e6:.1f} MB)"
     )
 
 

@@ -384,12 +384,13 @@ async def test_a_failing_database_refuses_acks(db, worlds, gm, server):
     writer.failed = None
 
 
-async def test_the_commit_runs_off_the_event_loop(tmp_path):
-    """The event loop only queues: the writer's own thread commits, and the barrier (what an
-    ack waits for) resolves in the loop once the rows are in the file."""
+async def test_with_an_fsync_the_commit_runs_off_the_event_loop(tmp_path):
+    """durability="full": the event loop only queues, the writer's own thread commits (each
+    commit waits for an fsync), and the barrier (what an ack waits for) resolves in the loop
+    once the rows are in the file."""
     path = tmp_path / "w.sqlite3"
     SqliteDatabase(path).create_world("w", "h1", "h2")
-    writer = SqliteWriter(path)
+    writer = SqliteWriter(path, durability="full")
     committed_in: list[int] = []
     writer.on_commit = lambda took, failed: committed_in.append(threading.get_ident())
     log = world_log(writer)
@@ -425,3 +426,29 @@ async def test_a_batch_of_many_worlds_is_written_whole(tmp_path):
         assert [r.seq for r in db.log_after(w, 0)] == list(range(1, 335))
     assert [db.world(w).acked_seq for w in ("a", "b", "c")] == [9, 3, 0]
     assert db.world("c").adapter == "foundry"
+
+
+async def test_the_wal_is_caught_up_while_the_loop_holds_its_batches(tmp_path):
+    """On the event loop, a WAL past its limit is caught up by the checkpoint thread while
+    the next batches wait (the loop goes on); they are committed after, in order, and the
+    WAL restarts instead of growing."""
+    path = tmp_path / "w.sqlite3"
+    writer = SqliteWriter(path)
+    assert writer.inline
+    logs = [world_log(writer, f"w{i}") for i in range(10)]
+    writer.CHECKPOINT_EVERY, writer.WAL_LIMIT = 5, 64  # 256 kB of frames
+    wal = tmp_path / "w.sqlite3-wal"
+    body = json.dumps({"event": {}, "pad": "x" * 200})
+    largest = 0
+    try:
+        for i in range(4000):
+            logs[i % 10].event(i // 10 + 1, f"e{i}", "noop", body)
+            if i % 10 == 9:
+                await writer.barrier()
+                largest = max(largest, wal.stat().st_size)
+    finally:
+        writer.close()
+    db = SqliteDatabase(path)
+    assert [r.seq for r in db.log_after("w3", 0)] == list(range(1, 401))
+    # 256 kB of frames, caught up as soon as the thread can: unbounded, 25 MB
+    assert largest < 3_000_000

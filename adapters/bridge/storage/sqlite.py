@@ -2,8 +2,9 @@
 
 :class:`SqliteDatabase` is one synchronous connection (thread-confined). :class:`SqliteStorage`
 reads through one of them in a thread of its own, and writes through :class:`SqliteWriter`:
-one connection committing each batch in a thread of its own, off the event loop, and a
-second one copying the WAL into the file beside it (the checkpoint).
+one connection committing each batch (on the event loop, or in a thread with
+``durability="full"``), and a second one copying the WAL into the file beside it, in a thread
+(the checkpoint).
 
 Leases: one process serves a file, so a world's lease lives in that process's memory; only
 each world's fence counter is stored (``leases`` table), so fences keep increasing across
@@ -379,32 +380,47 @@ class SqliteWriter(GroupCommit):
     """The file's single writer (see ``groupcommit.py`` for the batching). ``fences``: the
     current fence of each world this process holds, which every commit checks.
 
-    The event loop only queues: a thread of its own commits each batch (and settles its
-    barriers back in the loop), so the loop's turn never waits for SQLite, and the commit's
-    time in SQLite (which releases the GIL) runs on another core. ``inline``: commit on the
-    event loop instead, in the turn that flushes (the tests of the batching count turns)."""
+    Where a batch is committed (``inline``; by default, by ``durability``):
+
+    - ``normal``: on the event loop, in the turn that flushes. Without an fsync a commit takes
+      tens of microseconds, less than handing its rows to a thread: that hand-off (a wake-up
+      and the GIL going back and forth for each SQLite step) measured 2 % more CPU per event
+      at a table's pace and twice the p99 and max round trip of 100 busy clients, on two
+      cores shared with other work. What took milliseconds on the loop, the copy of the WAL
+      into the file, is a thread's (below).
+    - ``full``: in a thread of its own, since each commit waits for an fsync (milliseconds);
+      it settles the barriers back in the loop.
+
+    The checkpoint: a thread with a connection of its own copies the WAL into the file every
+    :attr:`CHECKPOINT_EVERY` commits, beside the writer. Under steady writes that copy is
+    never complete when the writer begins its next commit, so the WAL would never restart
+    (300 MB in a minute of a benchmark): past :attr:`WAL_LIMIT` frames the checkpoint thread
+    finishes the copy while the loop holds the next batches back (their acks wait; the loop
+    does not), and the first commit after restarts the WAL."""
 
     MAX_BATCH = 5000
 
     def __init__(
-        self, path: str | Path, *, durability: str = "normal", inline: bool = False
+        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
     ) -> None:
         super().__init__()
         self.db = SqliteDatabase(path, durability=durability)
         self.fences: dict[str, int] = {}
         self._q: queue.SimpleQueue = queue.SimpleQueue()
-        self.inline = inline
+        self.inline = (durability != "full") if inline is None else inline
         self._thread: threading.Thread | None = None
         self._wal = Path(f"{path}-wal")
         self._page = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
         self._behind = False  # the WAL is past WAL_LIMIT and not caught up yet
+        self._held: list[list[Any]] | None = None  # batches held while the WAL is caught up
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
             self._thread.start()
         # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB) would
-        # run inside some commit, holding up the acks of its batch for milliseconds. A thread
-        # with its own connection does it instead; WAL lets it run beside the writer.
+        # run inside some commit, for milliseconds: the checkpoint thread does it instead.
         self.db.conn.execute("PRAGMA wal_autocheckpoint=0")
+        # the size the WAL is cut back to when it restarts
+        self.db.conn.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT * (self._page + 24)}")
         self._checkpoints: queue.SimpleQueue = queue.SimpleQueue()
         self._checkpointer = threading.Thread(
             target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
@@ -412,14 +428,23 @@ class SqliteWriter(GroupCommit):
         self._checkpointer.start()
 
     def _send(self, buf: list[Any]) -> None:
-        if self.inline:
-            self._commit([buf])
-        else:
+        if not self.inline:
             self._q.put(buf)
+        elif self._held is not None:
+            self._held.append(buf)
+        else:
+            self._commit([buf])
+
+    def _release(self) -> None:
+        """Commit the batches held while the WAL was caught up (in the loop)."""
+        held, self._held = self._held, None
+        if held:
+            self._commit(held)
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop the threads and close the connection."""
         self._flush()
+        self._release()
         if self._thread is not None:
             self._q.put(None)
             self._thread.join(timeout)
@@ -428,11 +453,11 @@ class SqliteWriter(GroupCommit):
         self.db.close()
 
     CHECKPOINT_EVERY = 50
-    """Commits between two checkpoints by the checkpoint thread. Often, so that what the
-    writer has left to copy when it catches up (below) is small: with a checkpoint every 500
-    commits, a catch-up copied 100 MB and held the acks of its batch for 400 ms."""
+    """Commits between two checkpoints. Often, so that what is left to copy when the WAL is
+    caught up is small: with a checkpoint every 500 commits, a catch-up copied 100 MB and
+    held the acks of its batch for 400 ms."""
     WAL_LIMIT = 4096
-    """WAL frames (pages, 16 MB) past which the writer checkpoints once itself."""
+    """WAL frames (pages, 16 MB) past which the WAL is caught up and restarted."""
 
     def _wal_too_long(self) -> bool:
         try:
@@ -441,16 +466,12 @@ class SqliteWriter(GroupCommit):
             return False
 
     def _catch_up(self, conn: sqlite3.Connection) -> bool:
-        """Under steady writes the checkpoint thread never restarts the WAL (frames arrive
-        while it copies, so it is never caught up when the writer begins) and the WAL grows
-        without end (300 MB in a minute of a benchmark). Past WAL_LIMIT frames the writer
-        finishes the copy itself between two commits (a few ms, once per WAL_LIMIT of
-        writes), and the next commit restarts the WAL, truncated to that size. Judged by the
-        file's size, not by the thread's reports, so a thread that lags (a loaded machine)
-        cannot let it grow; while the thread is still copying (busy), the writer tries again
-        at its next commit. True when the copy is complete."""
+        """Copy the rest of the WAL into the file while nobody writes (so that the next
+        commit restarts it). Judged by the file's size, not by the thread's reports, so a
+        thread that lags (a loaded machine) cannot let it grow; while another checkpoint is
+        running (busy), the writer tries again at its next commit. True when the copy is
+        complete."""
         try:
-            conn.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT * (self._page + 24)}")
             busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error as e:
             log.debug("WAL catch-up of %s: %s", self.db.path, e)
@@ -458,15 +479,43 @@ class SqliteWriter(GroupCommit):
         return not busy and frames == copied
 
     def _checkpoint_loop(self, path: str | Path) -> None:
+        """Checkpoint when told; for a loop (the writer holds its batches meanwhile): catch
+        up, then tell the loop to commit them."""
         conn = connect(path)
         try:
-            while self._checkpoints.get() is not None:
+            while (job := self._checkpoints.get()) is not None:
+                if isinstance(job, asyncio.AbstractEventLoop):
+                    for _ in range(20):  # busy only while another checkpoint ends
+                        if self._catch_up(conn):
+                            break
+                        time.sleep(0.001)
+                    with contextlib.suppress(RuntimeError):  # the loop is closed: close()
+                        job.call_soon_threadsafe(self._release)
+                    continue
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error as e:  # retried at the next one; the WAL just grows
                     log.warning("WAL checkpoint of %s failed: %s", path, e)
         finally:
             conn.close()
+
+    def _checkpoint(self, conn: sqlite3.Connection) -> None:
+        """After a commit: have the WAL copied, and caught up once it is past WAL_LIMIT: on
+        the event loop, by the checkpoint thread while the next batches wait; in the writer's
+        thread (or with no loop), by the writer itself."""
+        if not self._wal_too_long():
+            self._behind = False
+            self._checkpoints.put(True)
+            return
+        loop = self._loop
+        if self.inline and loop is not None and loop.is_running() and self._held is None:
+            self._held = []
+            self._behind = False
+            self._checkpoints.put(loop)
+            return
+        self._behind = not self._catch_up(conn)
+        if not self._behind:
+            self._checkpoints.put(True)
 
     def _run(self) -> None:
         stop = False
@@ -517,9 +566,7 @@ class SqliteWriter(GroupCommit):
             self._count(batch, started, error)
             due = self._behind or self.stats.batches % self.CHECKPOINT_EVERY == 0
             if error is None and due:
-                self._behind = self._wal_too_long() and not self._catch_up(conn)
-                if not self._behind:
-                    self._checkpoints.put(True)
+                self._checkpoint(conn)
         if self.failed is not None:
             error = error or self.failed  # a file that failed once is not written again
         self._settle(batch.barriers, error, refused, threadsafe=not self.inline)
@@ -532,7 +579,7 @@ class SqliteStorage(Storage):
     """One SQLite file (see the module docstring)."""
 
     def __init__(
-        self, path: str | Path, *, durability: str = "normal", inline: bool = False
+        self, path: str | Path, *, durability: str = "normal", inline: bool | None = None
     ) -> None:
         self.path = Path(path)
         self.location = str(path)
