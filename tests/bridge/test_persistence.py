@@ -160,14 +160,15 @@ SNAPSHOTS_1 = "world, seq, data, at"
 
 def to_schema_1(db) -> list[tuple]:
     """Rewrite ``db`` as vttbridge wrote it before schema 2 (the log clustered by world, no
-    fences, leases or suspects); returns its log rows."""
+    fences, leases, suspects, retention or archives); returns its log rows."""
     conn = sqlite3.connect(db, isolation_level=None)
     try:
         rows = conn.execute(f"SELECT {LOG_1} FROM log ORDER BY world, seq").fetchall()
         snaps = conn.execute(f"SELECT {SNAPSHOTS_1} FROM snapshots").fetchall()
         conn.executescript(
             "BEGIN; DROP TABLE log; DROP TABLE snapshots; DROP TABLE leases;"
-            " DROP TABLE suspects;" + SCHEMA_1
+            " DROP TABLE suspects; DROP TABLE archives; ALTER TABLE worlds DROP COLUMN retention;"
+            + SCHEMA_1
             + "UPDATE meta SET value='1' WHERE key='schema'; COMMIT;"
         )  # fmt: skip
         conn.executemany(f"INSERT INTO log ({LOG_1}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
@@ -200,7 +201,7 @@ async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
         await server.stop()
     conn = sqlite3.connect(db)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("3",)
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("4",)
         logged = conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()
         assert [r[:7] for r in logged[: len(rows)]] == rows
         assert {r[7] for r in logged[: len(rows)]} == {0}  # written before fences were kept
