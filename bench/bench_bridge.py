@@ -231,10 +231,12 @@ def start(
     )
     assert proc.stdout is not None
     deadline = time.time() + 300
+    said: list[str] = []
     while time.time() < deadline:
         line = proc.stdout.readline()
+        said = [*said[-20:], line]
         if not line:
-            raise RuntimeError(f"server exited: {proc.wait()}")
+            raise RuntimeError(f"server exited: {proc.wait()}: {''.join(said)}")
         m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
         if m:
             # drain the rest of its output in the background so its pipe never blocks it
