@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     # -- world -------------------------------------------------------------------------------
     world = sub.add_parser(
         "world",
-        help="create and list worlds",
+        help="create and list worlds, and keep their logs",
         description="Manage the worlds a server hosts, in its database (--db: a SQLite file "
         "or a postgresql:// URL). Works while the server runs: a world created now can be "
         "linked at once; a key reset closes the old key's connections within 2 s.",
