@@ -595,7 +595,7 @@ async def speed(
     seconds: float,
     extra: list[str],
     repeat: int,
-    echo: str = "stock",
+    echo_kind: str = "stock",
     dashboards: bool = False,
     baseline: str | None = None,
     counts: tuple[int, ...] = (1, 10, 100),
@@ -606,19 +606,18 @@ async def speed(
     echo_script.write_text(ECHO_SERVER)
     db = tmp / f"bench-{os.urandom(3).hex()}.sqlite3"
     world_keys = make_worlds(db, [f"w{i}" for i in range(max(counts))])
-    echo, echo_url = start([sys.executable, str(echo_script), echo])
-    node_cmd = node_echo()
-    node = None
-    if node_cmd is not None:
-        node, node_url = start(node_cmd)
-    bridge, bridge_url = start(serve_cmd(db, extra))
-    base = None
-    if baseline:  # its own database: a world is one node's
-        base_db = tmp / f"baseline-{os.urandom(3).hex()}.sqlite3"
-        base_keys = make_worlds(base_db, [f"w{i}" for i in range(max(counts))], baseline)
-        base, base_url = start_baseline(baseline, base_db, [*extra, *base_extra])
-    load = os.getloadavg()
+    echo = node = bridge = base = None
     try:
+        echo, echo_url = start([sys.executable, str(echo_script), echo_kind])
+        node_cmd = node_echo()
+        if node_cmd is not None:
+            node, node_url = start(node_cmd)
+        bridge, bridge_url = start(serve_cmd(db, extra))
+        if baseline:  # its own database: a world is one node's
+            base_db = tmp / f"baseline-{os.urandom(3).hex()}.sqlite3"
+            base_keys = make_worlds(base_db, [f"w{i}" for i in range(max(counts))], baseline)
+            base, base_url = start_baseline(baseline, base_db, [*extra, *base_extra])
+        load = os.getloadavg()
         for n in counts:
             worlds = [f"w{i}" for i in range(n)]
             for _ in range(repeat):  # alternating, so a slow minute of the machine hits both
