@@ -456,8 +456,10 @@ class SqliteWriter(GroupCommit):
     """Commits between two checkpoints. Often, so that what is left to copy when the WAL is
     caught up is small: with a checkpoint every 500 commits, a catch-up copied 100 MB and
     held the acks of its batch for 400 ms."""
-    WAL_LIMIT = 4096
-    """WAL frames (pages, 16 MB) past which the WAL is caught up and restarted."""
+    WAL_LIMIT = 16384
+    """WAL frames (pages, 64 MB) past which the WAL is caught up and restarted. Each catch-up
+    holds the next acks for up to ~100 ms under load: at 16 MB that came every few seconds of
+    100 busy clients and doubled their p99 (91 against 50 ms, side by side)."""
 
     def _wal_too_long(self) -> bool:
         try:
