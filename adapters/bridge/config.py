@@ -229,6 +229,11 @@ class ServeSettings(BaseSettings):
         2.0, ge=0, description="seconds between two looks for reset keys, whose connections "
         "are then closed (0: never)",
     )  # fmt: skip
+    event_loop: Literal["auto", "uvloop", "asyncio"] = Field(
+        "auto",
+        description="the event loop: uvloop (faster; pip install 'vttbridge[uvloop]', not on "
+        "Windows), asyncio's own, or auto: uvloop where it is installed",
+    )
     # keeping the worlds
     durability: Literal["normal", "full"] = Field(
         "normal",

@@ -311,18 +311,23 @@ class Hosting:
         while True:
             await asyncio.sleep(interval)
             if quiet > 0:
-                for host in list(self.worlds.values()):
-                    host.snapshot_if_quiet(quiet)
-            if after <= 0:
-                continue
-            asleep = [h for h in list(self.worlds.values()) if h.can_sleep(after)]
-            for host in asleep:
-                self._put_to_sleep(host)
-            if asleep:
-                saving = [t for h in asleep if (t := self._sleeping.get(h.name)) is not None]
-                if saving:  # wait, never cancel: a stop cancels this sweep, not their saves
-                    await asyncio.wait(saving)
+                for name in list(self.worlds):  # by name: no host is held (trim_memory)
+                    self.worlds[name].snapshot_if_quiet(quiet)
+            if after > 0 and await self._put_idle_to_sleep(after):
+                # Here, where no name holds a host put to sleep (the lists that held every
+                # one are gone), so the collection frees them and the heap goes to the OS.
                 trim_memory()
+
+    async def _put_idle_to_sleep(self, after: float) -> bool:
+        """Put the worlds idle for ``after`` seconds to sleep and wait for their saves;
+        whether there were any."""
+        asleep = [h for h in list(self.worlds.values()) if h.can_sleep(after)]
+        for host in asleep:
+            self._put_to_sleep(host)
+        saving = [t for h in asleep if (t := self._sleeping.get(h.name)) is not None]
+        if saving:  # wait, never cancel: a stop cancels the sweep, not their saves
+            await asyncio.wait(saving)
+        return bool(asleep)
 
     def _put_to_sleep(self, host: WorldHost) -> None:
         name = host.name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 
 import pytest
 from vttbridge.adapters.bridge.config import WorldConfig
@@ -159,14 +160,15 @@ SNAPSHOTS_1 = "world, seq, data, at"
 
 def to_schema_1(db) -> list[tuple]:
     """Rewrite ``db`` as vttbridge wrote it before schema 2 (the log clustered by world, no
-    fences, leases or suspects); returns its log rows."""
+    fences, leases, suspects, retention or archives); returns its log rows."""
     conn = sqlite3.connect(db, isolation_level=None)
     try:
         rows = conn.execute(f"SELECT {LOG_1} FROM log ORDER BY world, seq").fetchall()
         snaps = conn.execute(f"SELECT {SNAPSHOTS_1} FROM snapshots").fetchall()
         conn.executescript(
             "BEGIN; DROP TABLE log; DROP TABLE snapshots; DROP TABLE leases;"
-            " DROP TABLE suspects;" + SCHEMA_1
+            " DROP TABLE suspects; DROP TABLE archives; ALTER TABLE worlds DROP COLUMN retention;"
+            + SCHEMA_1
             + "UPDATE meta SET value='1' WHERE key='schema'; COMMIT;"
         )  # fmt: skip
         conn.executemany(f"INSERT INTO log ({LOG_1}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
@@ -199,7 +201,7 @@ async def test_a_schema_1_file_is_upgraded_and_replays(db, worlds):
         await server.stop()
     conn = sqlite3.connect(db)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("3",)
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("4",)
         logged = conn.execute("SELECT * FROM log ORDER BY world, seq").fetchall()
         assert [r[:7] for r in logged[: len(rows)]] == rows
         assert {r[7] for r in logged[: len(rows)]} == {0}  # written before fences were kept
@@ -274,10 +276,11 @@ def world_log(writer: SqliteWriter, world: str = "w") -> WorldLog:
 
 @pytest.fixture
 async def writer(tmp_path):
-    """A writer on a new file holding one world, ``w``."""
+    """A writer on a new file holding one world, ``w``, committing on the event loop (these
+    tests count the loop's turns a commit waits; the threaded commit is tested below)."""
     path = tmp_path / "w.sqlite3"
     SqliteDatabase(path).create_world("w", "h1", "h2")
-    w = SqliteWriter(path)
+    w = SqliteWriter(path, inline=True)
     w.log = world_log(w)
     yield w
     w.close()
@@ -380,3 +383,73 @@ async def test_a_failing_database_refuses_acks(db, worlds, gm, server):
     assert ack["ok"] is False and ack["error"]["code"] == "internal"
     assert "could not save" in ack["error"]["message"]
     writer.failed = None
+
+
+async def test_with_an_fsync_the_commit_runs_off_the_event_loop(tmp_path):
+    """durability="full": the event loop only queues, the writer's own thread commits (each
+    commit waits for an fsync), and the barrier (what an ack waits for) resolves in the loop
+    once the rows are in the file."""
+    path = tmp_path / "w.sqlite3"
+    SqliteDatabase(path).create_world("w", "h1", "h2")
+    writer = SqliteWriter(path, durability="full")
+    committed_in: list[int] = []
+    writer.on_commit = lambda took, failed: committed_in.append(threading.get_ident())
+    log = world_log(writer)
+    try:
+        for seq in range(1, 51):
+            log.event(seq, f"e{seq}", "noop", '{"event": {}}')
+        await log.barrier()
+        assert [r.seq for r in SqliteDatabase(path).log_after("w", 0)] == list(range(1, 51))
+    finally:
+        writer.close()
+    assert committed_in and threading.get_ident() not in committed_in
+
+
+async def test_a_batch_of_many_worlds_is_written_whole(tmp_path):
+    """A batch's rows go in a few statements of many rows each (log rows of 3 worlds, each
+    world's acks, the highest kept, and the adapter that linked it last)."""
+    path = tmp_path / "w.sqlite3"
+    db = SqliteDatabase(path)
+    for w in ("a", "b", "c"):
+        db.create_world(w, "h1", "h2")
+    writer = SqliteWriter(path)
+    logs = {w: world_log(writer, w) for w in ("a", "b", "c")}
+    try:
+        for seq in range(1, 335):  # 334 rows a world: chunks of 256, 64, 4 and 1 of each size
+            for w, log in logs.items():
+                log.event(seq, f"{w}{seq}", "noop", '{"event": {}}')
+        logs["a"].acked(7), logs["a"].acked(9), logs["a"].acked(8), logs["b"].acked(3)
+        logs["c"].linked("roll20"), logs["c"].linked("foundry")
+        await writer.barrier()
+    finally:
+        writer.close()
+    for w in ("a", "b", "c"):
+        assert [r.seq for r in db.log_after(w, 0)] == list(range(1, 335))
+    assert [db.world(w).acked_seq for w in ("a", "b", "c")] == [9, 3, 0]
+    assert db.world("c").adapter == "foundry"
+
+
+async def test_the_wal_is_caught_up_while_the_loop_holds_its_batches(tmp_path):
+    """On the event loop, a WAL past its limit is caught up by the checkpoint thread while
+    the next batches wait (the loop goes on); they are committed after, in order, and the
+    WAL restarts instead of growing."""
+    path = tmp_path / "w.sqlite3"
+    writer = SqliteWriter(path)
+    assert writer.inline
+    logs = [world_log(writer, f"w{i}") for i in range(10)]
+    writer.CHECKPOINT_EVERY, writer.WAL_LIMIT = 5, 64  # 256 kB of frames
+    wal = tmp_path / "w.sqlite3-wal"
+    body = json.dumps({"event": {}, "pad": "x" * 200})
+    largest = 0
+    try:
+        for i in range(4000):
+            logs[i % 10].event(i // 10 + 1, f"e{i}", "noop", body)
+            if i % 10 == 9:
+                await writer.barrier()
+                largest = max(largest, wal.stat().st_size)
+    finally:
+        writer.close()
+    db = SqliteDatabase(path)
+    assert [r.seq for r in db.log_after("w3", 0)] == list(range(1, 401))
+    # 256 kB of frames, caught up as soon as the thread can: unbounded, 25 MB
+    assert largest < 3_000_000

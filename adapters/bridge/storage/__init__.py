@@ -16,7 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from vttbridge.adapters.bridge.storage.base import LogRow, Storage, WorldRecord, WorldSummary
+from vttbridge.adapters.bridge.storage.base import (
+    LogRow,
+    LogSize,
+    Storage,
+    WorldRecord,
+    WorldSummary,
+)
 from vttbridge.adapters.bridge.storage.errors import NotOwner, StoreError
 from vttbridge.adapters.bridge.storage.groupcommit import WorldLog
 from vttbridge.adapters.bridge.storage.leases import Lease, LeaseKeeper, default_node_id
@@ -122,6 +128,7 @@ __all__ = [
     "Lease",
     "LeaseKeeper",
     "LogRow",
+    "LogSize",
     "NotOwner",
     "Storage",
     "StoreError",

@@ -5,12 +5,14 @@ Two implementations: ``sqlite.py`` (one file, the embedded default) and ``postgr
 
 - worlds: name, the GM and observer key hashes, rule options, the highest command seq a GM
   client acknowledged (the resume point of a client that sends no ``last_seq``), the adapter
-  that last linked it;
+  that last linked it, and what of its log the database keeps (its retention);
 - the log: per world, every accepted domain event and every emitted command, by ``seq``.
   Events and commands share one sequence per world, so a command's seq is always after the
-  seq of the event that caused it. Never updated or deleted. An event's row carries the
-  client's event id (what dedup remembers across a restart) and every row the fence of the
-  lease it was written under (``leases.py``);
+  seq of the event that caused it. Never updated; deleted only when moved to an archive
+  file (``archive.py``), whose rows :meth:`Storage.log_after` still reads. An event's row
+  carries the client's event id (what dedup remembers across a restart) and every row the
+  fence of the lease it was written under (``leases.py``);
+- archives: the archive files of each world's log, with the seqs each holds;
 - snapshots: world state at a seq; the last two are kept per world, and its first (which
   holds its dice seed: where ``vttbridge replay`` starts);
 - suspects: events a script overran its budget on, quarantined after a restart;
@@ -23,15 +25,20 @@ transaction for the rows of every world queued in a turn of the event loop, see
 
 from __future__ import annotations
 
+import asyncio
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vttbridge.adapters.bridge.storage.errors import StoreError
 from vttbridge.adapters.bridge.storage.groupcommit import GroupCommit, WorldLog
 from vttbridge.adapters.bridge.storage.leases import Lease
+
+if TYPE_CHECKING:
+    from vttbridge.adapters.bridge.storage.archive import ArchiveFile, Retention
 
 
 @dataclass
@@ -44,6 +51,8 @@ class WorldRecord:
     acked_seq: int = 0
     adapter: str | None = None
     """The adapter (VTT) of the GM client that last linked the world."""
+    retention: str = "keep"
+    """What of its log the database keeps (``archive.Retention``)."""
 
 
 @dataclass
@@ -67,6 +76,48 @@ class WorldSummary:
     last_activity: float | None = None
 
 
+@dataclass
+class LogSize:
+    """One world's log: in the database, and in archive files (``vttbridge world log``)."""
+
+    world: str
+    retention: str
+    rows: int = 0
+    bytes: int = 0
+    """What its rows hold (their text and numbers; the table's pages and index add to it)."""
+    archived_rows: int = 0
+    archived_bytes: int = 0
+    """The archive files' size on disk (compressed)."""
+    files: int = 0
+
+
+LOG_SIZE_SQL = (
+    "SELECT world, count(*), sum(length(body) + length(name) + coalesce(length(event_id), 0)"
+    " + length(world) + 40) FROM log GROUP BY world"
+)
+"""Rows and bytes of the log per world (the same SQL on both backends; 40: the numbers,
+the kind and the row's header, about)."""
+ARCHIVE_COLUMNS = "world, first_seq, last_seq, path, rows, bytes, at"
+
+
+def log_sizes(
+    worlds: Iterable[WorldRecord], counts: Iterable[Sequence[Any]], files: Iterable[Any]
+) -> list[LogSize]:
+    """Each world's :class:`LogSize` from its record, :data:`LOG_SIZE_SQL`'s rows and its
+    archive files."""
+    out = {r.name: LogSize(r.name, r.retention) for r in worlds}
+    for world, n, size in counts:
+        if world in out:
+            out[world].rows, out[world].bytes = n, size or 0
+    for f in files:
+        if f.world in out:
+            s = out[f.world]
+            s.archived_rows, s.archived_bytes, s.files = (
+                s.archived_rows + f.rows, s.archived_bytes + f.bytes, s.files + 1,
+            )  # fmt: skip
+    return list(out.values())
+
+
 SUMMARY_SQL = "SELECT world, kind, count(*), max(seq), max(at) FROM log GROUP BY world, kind"
 """The log's counts per world and kind, for :func:`summarize` (the same SQL on both backends)."""
 
@@ -88,14 +139,16 @@ def summarize(worlds: Iterable[WorldRecord], counts: Iterable[Sequence[Any]]) ->
 
 
 # The same columns and the same row decoding on both backends.
-WORLD_COLUMNS = "name, gm_key_hash, observer_key_hash, options, created_at, acked_seq, adapter"
+WORLD_COLUMNS = (
+    "name, gm_key_hash, observer_key_hash, options, created_at, acked_seq, adapter, retention"
+)
 ROW_COLUMNS = "seq, kind, event_id, name, body, at, fence"
 
 
 def world_record(row: Sequence[Any]) -> WorldRecord:
     """A ``worlds`` row of :data:`WORLD_COLUMNS`."""
-    name, gm, obs, options, created, acked, adapter = row
-    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter)
+    name, gm, obs, options, created, acked, adapter, retention = row
+    return WorldRecord(name, gm, obs, json.loads(options), created, acked, adapter, retention)
 
 
 def log_rows(rows: Iterable[Sequence[Any]]) -> list[LogRow]:
@@ -175,16 +228,49 @@ class Storage(ABC):
     @abstractmethod
     async def last_seq(self, world: str) -> int: ...
 
-    @abstractmethod
     async def log_after(
         self, world: str, seq: int, kind: str | None = None, limit: int | None = None
     ) -> list[LogRow]:
         """Rows after ``seq`` in order, of one ``kind`` (``event``, ``command``) or both;
-        ``limit`` None: all."""
+        ``limit`` None: all. Archived rows included: the archive files' first, then the
+        table's (``archive.py``)."""
+        from vttbridge.adapters.bridge.storage import archive
+
+        files = [a for a in await self.archives(world) if a.last_seq > seq]
+        if not files:
+            return await self.table_log_after(world, seq, kind, limit)
+        rows = await asyncio.get_running_loop().run_in_executor(
+            None, archive.read_all, files, seq, kind, limit
+        )
+        left = None if limit is None else limit - len(rows)
+        if left is not None and left <= 0:
+            return rows
+        return rows + await self.table_log_after(world, max(seq, files[-1].last_seq), kind, left)
 
     @abstractmethod
+    async def table_log_after(
+        self, world: str, seq: int, kind: str | None = None, limit: int | None = None
+    ) -> list[LogRow]:
+        """:meth:`log_after` of the rows still in the database (none of the archive's)."""
+
     async def count_commands(self, world: str, after: int, upto: int) -> int:
-        """Commands with ``after`` < seq <= ``upto``."""
+        """Commands with ``after`` < seq <= ``upto`` (archived ones included)."""
+        from vttbridge.adapters.bridge.storage import archive
+
+        n = await self.table_count_commands(world, after, upto)
+        files = [
+            a for a in await self.archives(world) if after < a.last_seq and a.first_seq <= upto
+        ]
+        if files:
+            rows = await asyncio.get_running_loop().run_in_executor(
+                None, archive.read_all, files, after, "command", None
+            )
+            n += sum(1 for r in rows if r.seq <= upto)
+        return n
+
+    @abstractmethod
+    async def table_count_commands(self, world: str, after: int, upto: int) -> int:
+        """:meth:`count_commands` of the rows still in the database."""
 
     @abstractmethod
     async def recent_events(
@@ -218,6 +304,71 @@ class Storage(ABC):
         """Remember an event during which a script ran past its budget. Blocking, callable
         from any thread: the watchdog calls it while the event loop may be stuck in the
         script, so it writes at once on a connection of its own."""
+
+    # -- the archive (archive.py) -----------------------------------------------------------
+    @abstractmethod
+    async def archives(self, world: str | None = None) -> list[ArchiveFile]:
+        """The archive files of ``world`` (None: of every world), in seq order."""
+
+    @abstractmethod
+    async def snapshot_seqs(self, world: str) -> list[int]:
+        """The seqs of the world's snapshots, newest first."""
+
+    @abstractmethod
+    async def last_seq_before(self, world: str, at: float) -> int:
+        """The last seq of a row written before time ``at`` (0: none)."""
+
+    @abstractmethod
+    async def set_retention(self, world: str, retention: str) -> None:
+        """Store what the world's log keeps (StoreError if there is no such world)."""
+
+    @abstractmethod
+    async def log_sizes(self) -> list[LogSize]:
+        """Every world's log: rows and bytes in the database, and archived."""
+
+    @abstractmethod
+    async def archived(self, file: ArchiveFile) -> None:
+        """Record ``file`` and delete its rows from the table, in one transaction."""
+
+    @abstractmethod
+    async def reclaim(self) -> str:
+        """Return the space of deleted rows (SQLite: to the disk; PostgreSQL: to the table,
+        for new rows); a sentence saying what was done."""
+
+    async def archive(
+        self, world: str, folder: Path, retention: Retention | None = None
+    ) -> list[ArchiveFile]:
+        """Move the rows the world's retention (or ``retention``) lets go into files under
+        ``folder``; the files written. Never the rows after the latest snapshot, nor the
+        world's last row (whose seq numbers the next). Safe while a server serves the world:
+        each file's rows leave the table in one short transaction."""
+        from vttbridge.adapters.bridge.storage import archive
+
+        if retention is None:
+            rec = await self.world(world)
+            if rec is None:
+                raise StoreError(f"no world named {world!r}")
+            retention = archive.Retention.parse(rec.retention)
+        before = archive.cutoff(retention)
+        last_before = await self.last_seq_before(world, before) if before is not None else None
+        upto = archive.archive_upto(retention, await self.snapshot_seqs(world), last_before)
+        upto = min(upto, await self.last_seq(world) - 1)
+        written: list[ArchiveFile] = []
+        after = max((a.last_seq for a in await self.archives(world)), default=0)
+        loop = asyncio.get_running_loop()
+        while after < upto:
+            rows = [
+                r
+                for r in await self.table_log_after(world, after, None, archive.ROWS_PER_FILE)
+                if r.seq <= upto
+            ]
+            if not rows:
+                break
+            file = await loop.run_in_executor(None, archive.write, folder, world, rows)
+            await self.archived(file)
+            written.append(file)
+            after = rows[-1].seq
+        return written
 
     # -- leases ------------------------------------------------------------------------------
     @abstractmethod

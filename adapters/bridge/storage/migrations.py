@@ -73,7 +73,7 @@ def statements(script: str) -> list[str]:
 
 SQLITE = Schema(
     "sqlite",
-    3,
+    4,
     create="""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE worlds (
@@ -83,7 +83,8 @@ CREATE TABLE worlds (
     options TEXT NOT NULL DEFAULT '{}',
     created_at REAL NOT NULL,
     acked_seq INTEGER NOT NULL DEFAULT 0,
-    adapter TEXT
+    adapter TEXT,
+    retention TEXT NOT NULL DEFAULT 'keep'
 );
 CREATE TABLE log (
     world TEXT NOT NULL,
@@ -117,6 +118,16 @@ CREATE TABLE leases (
     node TEXT,
     fence INTEGER NOT NULL,
     expires REAL
+) WITHOUT ROWID;
+CREATE TABLE archives (
+    world TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, first_seq)
 ) WITHOUT ROWID;
 """,
     upgrades={
@@ -159,6 +170,22 @@ CREATE TABLE leases (
     expires REAL
 ) WITHOUT ROWID;
 """,
+        # 3 -> 4: each world's retention, and the archive files of the logs. (A file made
+        # before schema 4 does not shrink when rows leave it, only reuses their pages:
+        # auto_vacuum can only be set on a new file, or by `vttbridge world vacuum`.)
+        3: """
+ALTER TABLE worlds ADD COLUMN retention TEXT NOT NULL DEFAULT 'keep';
+CREATE TABLE archives (
+    world TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, first_seq)
+) WITHOUT ROWID;
+""",
     },
 )
 
@@ -169,7 +196,7 @@ CREATE TABLE leases (
 
 POSTGRES = Schema(
     "postgresql",
-    1,
+    2,
     create="""
 CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE worlds (
@@ -179,7 +206,8 @@ CREATE TABLE worlds (
     options text NOT NULL DEFAULT '{}',
     created_at double precision NOT NULL,
     acked_seq bigint NOT NULL DEFAULT 0,
-    adapter text
+    adapter text,
+    retention text NOT NULL DEFAULT 'keep'
 );
 CREATE TABLE log (
     world text NOT NULL,
@@ -214,5 +242,31 @@ CREATE TABLE leases (
     fence bigint NOT NULL,
     expires timestamptz
 );
+CREATE TABLE archives (
+    world text NOT NULL,
+    first_seq bigint NOT NULL,
+    last_seq bigint NOT NULL,
+    path text NOT NULL,
+    rows bigint NOT NULL,
+    bytes bigint NOT NULL,
+    at double precision NOT NULL,
+    PRIMARY KEY (world, first_seq)
+);
 """,
+    upgrades={
+        # 1 -> 2: each world's retention, and the archive files of the logs
+        1: """
+ALTER TABLE worlds ADD COLUMN retention text NOT NULL DEFAULT 'keep';
+CREATE TABLE archives (
+    world text NOT NULL,
+    first_seq bigint NOT NULL,
+    last_seq bigint NOT NULL,
+    path text NOT NULL,
+    rows bigint NOT NULL,
+    bytes bigint NOT NULL,
+    at double precision NOT NULL,
+    PRIMARY KEY (world, first_seq)
+);
+""",
+    },
 )

@@ -24,17 +24,21 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import asyncpg
-from vttbridge.adapters.bridge.storage import hide_password
+from vttbridge.adapters.bridge.storage import archive, hide_password
 from vttbridge.adapters.bridge.storage.base import (
+    ARCHIVE_COLUMNS,
+    LOG_SIZE_SQL,
     ROW_COLUMNS,
     SUMMARY_SQL,
     WORLD_COLUMNS,
     LogRow,
+    LogSize,
     Storage,
     WorldRecord,
     WorldSummary,
     latest_event_ids,
     log_rows,
+    log_sizes,
     summarize,
     world_record,
 )
@@ -350,7 +354,7 @@ class PostgresStorage(Storage):
         row = await self._fetchrow("SELECT max(seq) FROM log WHERE world = $1", world)
         return (row[0] if row else None) or 0
 
-    async def log_after(
+    async def table_log_after(
         self, world: str, seq: int, kind: str | None = None, limit: int | None = None
     ) -> list[LogRow]:
         if kind:
@@ -367,7 +371,7 @@ class PostgresStorage(Storage):
             )  # fmt: skip
         return log_rows(rows)
 
-    async def count_commands(self, world: str, after: int, upto: int) -> int:
+    async def table_count_commands(self, world: str, after: int, upto: int) -> int:
         row = await self._fetchrow(
             "SELECT count(*) FROM log WHERE world = $1 AND kind = 'command'"
             " AND seq > $2 AND seq <= $3",
@@ -428,6 +432,72 @@ class PostgresStorage(Storage):
 
         # The event loop may be stuck in the script: this thread runs a loop of its own.
         asyncio.run(mark())
+
+    # -- the archive -------------------------------------------------------------------------
+    async def archives(self, world: str | None = None) -> list[archive.ArchiveFile]:
+        sql = f"SELECT {ARCHIVE_COLUMNS} FROM archives"
+        rows = await (
+            self._fetch(sql + " WHERE world = $1 ORDER BY first_seq", world)
+            if world is not None
+            else self._fetch(sql + " ORDER BY world, first_seq")
+        )
+        return [archive.ArchiveFile(*r) for r in rows]
+
+    async def snapshot_seqs(self, world: str) -> list[int]:
+        rows = await self._fetch(
+            "SELECT seq FROM snapshots WHERE world = $1 ORDER BY seq DESC", world
+        )
+        return [r[0] for r in rows]
+
+    async def last_seq_before(self, world: str, at: float) -> int:
+        row = await self._fetchrow(
+            "SELECT max(seq) FROM log WHERE world = $1 AND at < $2", world, at
+        )
+        return (row[0] if row else None) or 0
+
+    async def set_retention(self, world: str, retention: str) -> None:
+        row = await self._fetchrow(
+            "UPDATE worlds SET retention = $1 WHERE name = $2 RETURNING name", retention, world
+        )
+        if row is None:
+            raise StoreError(f"no world named {world!r}")
+
+    async def log_sizes(self) -> list[LogSize]:
+        return log_sizes(
+            await self.worlds(), await self._fetch(LOG_SIZE_SQL), await self.archives()
+        )
+
+    async def archived(self, file: archive.ArchiveFile) -> None:
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                await conn.execute(
+                    f"INSERT INTO archives ({ARCHIVE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                    " ON CONFLICT (world, first_seq) DO UPDATE SET last_seq = excluded.last_seq,"
+                    " path = excluded.path, rows = excluded.rows, bytes = excluded.bytes,"
+                    " at = excluded.at",
+                    file.world, file.first_seq, file.last_seq, file.path, file.rows, file.bytes,
+                    file.at,
+                )  # fmt: skip
+                await conn.execute(
+                    "DELETE FROM log WHERE world = $1 AND seq >= $2 AND seq <= $3",
+                    file.world, file.first_seq, file.last_seq,
+                )  # fmt: skip
+        except _DB_ERRORS as e:
+            raise StoreError(f"cannot write to the database {self.location}: {e}") from e
+
+    async def reclaim(self) -> str:
+        # As PostgreSQL's documentation advises for routine upkeep: a plain VACUUM (what
+        # autovacuum runs too) makes the deleted rows' space free for new rows, without
+        # locking out the writers; VACUUM FULL would give it to the disk, but locks the
+        # table for as long as it rewrites it.
+        try:
+            await self._pool.execute("VACUUM (ANALYZE) log")
+        except _DB_ERRORS as e:
+            raise StoreError(f"cannot vacuum the database {self.location}: {e}") from e
+        return (
+            f"{self.location}: the archived rows' space is free for new rows (VACUUM); "
+            "VACUUM FULL log would give it back to the disk, locking the log meanwhile"
+        )
 
     # -- leases ------------------------------------------------------------------------------
     async def acquire(self, world: str, node: str, ttl: float) -> Lease | None:

@@ -2,9 +2,9 @@
 
 :class:`SqliteDatabase` is one synchronous connection (thread-confined). :class:`SqliteStorage`
 reads through one of them in a thread of its own, and writes through :class:`SqliteWriter`:
-one connection committing each batch on the event loop (``durability="normal"``: no fsync, a
-commit takes microseconds, less than handing rows to a thread) or in a thread (``"full"``,
-whose fsync takes milliseconds).
+one connection committing each batch (on the event loop, or in a thread with
+``durability="full"``), and a second one copying the WAL into the file beside it, in a thread
+(the checkpoint).
 
 Leases: one process serves a file, so a world's lease lives in that process's memory; only
 each world's fence counter is stored (``leases`` table), so fences keep increasing across
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import queue
@@ -26,16 +27,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from vttbridge.adapters.bridge.storage import archive
 from vttbridge.adapters.bridge.storage.base import (
+    ARCHIVE_COLUMNS,
+    LOG_SIZE_SQL,
     ROW_COLUMNS,
     SUMMARY_SQL,
     WORLD_COLUMNS,
     LogRow,
+    LogSize,
     Storage,
     WorldRecord,
     WorldSummary,
     latest_event_ids,
     log_rows,
+    log_sizes,
     summarize,
     world_record,
 )
@@ -60,6 +66,10 @@ def connect(
         conn.execute("PRAGMA busy_timeout=5000")
         return conn
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    # Pages freed by archiving go back to the disk by `incremental_vacuum` (reclaim): only
+    # possible in a file made so, set before the first table and before WAL (a no-op on a
+    # file that has tables: see `vttbridge world vacuum`).
+    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
     conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL in WAL mode: a commit survives the process being killed (kill -9); FULL also
     # survives power loss, at the price of an fsync per batch.
@@ -243,6 +253,90 @@ class SqliteDatabase:
         ).fetchall()
         return [(seq, data) for seq, data in rows]
 
+    # -- the archive -------------------------------------------------------------------------
+    def archives(self, world: str | None = None) -> list[archive.ArchiveFile]:
+        sql = f"SELECT {ARCHIVE_COLUMNS} FROM archives"
+        rows = (
+            self.conn.execute(sql + " WHERE world=? ORDER BY first_seq", (world,))
+            if world is not None
+            else self.conn.execute(sql + " ORDER BY world, first_seq")
+        )
+        return [archive.ArchiveFile(*r) for r in rows]
+
+    def snapshot_seqs(self, world: str) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT seq FROM snapshots WHERE world=? ORDER BY seq DESC", (world,)
+        )
+        return [r[0] for r in rows]
+
+    def last_seq_before(self, world: str, at: float) -> int:
+        # the log is in write order: the last row before `at` by rowid, not a scan of `at`
+        row = self.conn.execute(
+            "SELECT max(seq) FROM log WHERE world=? AND at<?", (world, at)
+        ).fetchone()
+        return row[0] or 0
+
+    def set_retention(self, world: str, retention: str) -> None:
+        cur = self.conn.execute("UPDATE worlds SET retention=? WHERE name=?", (retention, world))
+        if cur.rowcount == 0:
+            raise StoreError(f"no world named {world!r}")
+
+    def log_sizes(self) -> list[LogSize]:
+        return log_sizes(self.worlds(), self.conn.execute(LOG_SIZE_SQL), self.archives())
+
+    def archived(self, file: archive.ArchiveFile) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute(
+                f"INSERT OR REPLACE INTO archives ({ARCHIVE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (file.world, file.first_seq, file.last_seq, file.path, file.rows, file.bytes,
+                 file.at),
+            )  # fmt: skip
+            self.conn.execute(
+                "DELETE FROM log WHERE world=? AND seq>=? AND seq<=?",
+                (file.world, file.first_seq, file.last_seq),
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    RECLAIM_PAGES = 2000
+    """Pages given back per transaction: each is short, so a serving writer barely waits."""
+
+    def reclaim(self) -> str:
+        """Give the free pages back to the disk (incremental vacuum), a few at a time."""
+        mode, free = (self.conn.execute(f"PRAGMA {p}").fetchone()[0]
+                      for p in ("auto_vacuum", "freelist_count"))  # fmt: skip
+        if mode != 2:  # not INCREMENTAL: a file made before it was the default
+            return (
+                f"{free} free pages are reused for new rows, but this file does not shrink "
+                "(it was made by an older vttbridge): run `vttbridge world vacuum` once, "
+                "with the server stopped, to let it"
+            )
+        before = self.path.stat().st_size
+        while free:
+            self.conn.execute(f"PRAGMA incremental_vacuum({self.RECLAIM_PAGES})").fetchall()
+            left = self.conn.execute("PRAGMA freelist_count").fetchone()[0]
+            if left >= free:
+                break
+            free = left
+        # the file is cut once the WAL is copied into it (at once unless a server is writing;
+        # else by its next checkpoint)
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        after = self.path.stat().st_size
+        return f"{self.path}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB"
+
+    def vacuum(self) -> str:
+        """Rewrite the whole file, compact, with incremental vacuum on (an older file's way
+        to shrink; needs the file to itself)."""
+        before = self.path.stat().st_size
+        self.conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        return f"{self.path}: {before / 1e6:.1f} MB -> {self.path.stat().st_size / 1e6:.1f} MB"
+
     # -- leases ------------------------------------------------------------------------------
     def next_fence(self, world: str, node: str, expires: float) -> int:
         """Count one more owner of ``world`` and return its fence (every row fetched: the
@@ -258,14 +352,47 @@ class SqliteDatabase:
 
 # -- the writer -----------------------------------------------------------------------------------
 
+# Each op's statement, as (head, one row's placeholders, tail): written with as many rows as
+# a batch has (see _write), since each statement is one step of SQLite, for which the writer
+# thread lets go of the GIL and must take it back (while the event loop runs, a wait of up to
+# the interpreter's switch interval, 5 ms): one statement for a batch's rows, not one each.
 _SQL = {
-    "log": "INSERT INTO log (world, seq, kind, event_id, name, body, at, fence)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    "snapshot": "INSERT OR REPLACE INTO snapshots (world, seq, data, at, fence)"
-    " VALUES (?, ?, ?, ?, ?)",
-    "acked": "UPDATE worlds SET acked_seq=max(acked_seq, ?) WHERE name=?",
-    "adapter": "UPDATE worlds SET adapter=? WHERE name=?",
-}
+    "log": ("INSERT INTO log (world, seq, kind, event_id, name, body, at, fence) VALUES ",
+            "(?, ?, ?, ?, ?, ?, ?, ?)", ""),
+    "snapshot": ("INSERT OR REPLACE INTO snapshots (world, seq, data, at, fence) VALUES ",
+                 "(?, ?, ?, ?, ?)", ""),
+    # (seq, world) rows, one per world (see _write)
+    "acked": ("UPDATE worlds SET acked_seq=max(acked_seq, v.column1) FROM (VALUES ",
+              "(?, ?)", ") AS v WHERE worlds.name=v.column2"),
+    "adapter": ("UPDATE worlds SET adapter=v.column1 FROM (VALUES ",
+                "(?, ?)", ") AS v WHERE worlds.name=v.column2"),
+}  # fmt: skip
+_CHUNKS = (256, 64, 16, 4, 1)
+"""Rows per statement: a batch's rows are written in chunks of these sizes, largest first,
+so that few texts of each statement exist (sqlite3 caches the compiled ones by text)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _statement(op: str, rows: int) -> str:
+    head, row, tail = _SQL[op]
+    return head + ", ".join([row] * rows) + tail
+
+
+def _write(conn: sqlite3.Connection, op: str, rows: list[tuple]) -> None:
+    """Write ``rows`` of ``op`` in a few statements."""
+    if op in ("acked", "adapter"):  # one row per world, the last (acked: the highest) kept
+        last: dict[str, tuple] = {}
+        for r in rows:
+            if op == "adapter" or r[1] not in last or r[0] > last[r[1]][0]:
+                last[r[1]] = r
+        rows = list(last.values())
+    i, n = 0, len(rows)
+    for size in _CHUNKS:
+        while n - i >= size:
+            conn.execute(_statement(op, size), [v for r in rows[i : i + size] for v in r])
+            i += size
+
+
 _PRUNE_SNAPSHOTS = (  # the world's first is kept too (see groupcommit.SNAPSHOTS_KEPT)
     "DELETE FROM snapshots WHERE world=?1 AND seq NOT IN"
     " (SELECT seq FROM snapshots WHERE world=?1 ORDER BY seq DESC LIMIT ?2)"
@@ -280,7 +407,25 @@ _REHASH = {
 
 class SqliteWriter(GroupCommit):
     """The file's single writer (see ``groupcommit.py`` for the batching). ``fences``: the
-    current fence of each world this process holds, which every commit checks."""
+    current fence of each world this process holds, which every commit checks.
+
+    Where a batch is committed (``inline``; by default, by ``durability``):
+
+    - ``normal``: on the event loop, in the turn that flushes. Without an fsync a commit takes
+      tens of microseconds, less than handing its rows to a thread: that hand-off (a wake-up
+      and the GIL going back and forth for each SQLite step) measured 2 % more CPU per event
+      at a table's pace and twice the p99 and max round trip of 100 busy clients, on two
+      cores shared with other work. What took milliseconds on the loop, the copy of the WAL
+      into the file, is a thread's (below).
+    - ``full``: in a thread of its own, since each commit waits for an fsync (milliseconds);
+      it settles the barriers back in the loop.
+
+    The checkpoint: a thread with a connection of its own copies the WAL into the file every
+    :attr:`CHECKPOINT_EVERY` commits, beside the writer. Under steady writes that copy is
+    never complete when the writer begins its next commit, so the WAL would never restart
+    (300 MB in a minute of a benchmark): past :attr:`WAL_LIMIT` frames the checkpoint thread
+    finishes the copy while the loop holds the next batches back (their acks wait; the loop
+    does not), and the first commit after restarts the WAL."""
 
     MAX_BATCH = 5000
 
@@ -291,51 +436,59 @@ class SqliteWriter(GroupCommit):
         self.db = SqliteDatabase(path, durability=durability)
         self.fences: dict[str, int] = {}
         self._q: queue.SimpleQueue = queue.SimpleQueue()
-        # Without an fsync a commit takes microseconds: doing it on the event loop, once per
-        # turn, is cheaper than handing rows to a thread (each hand-off costs a GIL round
-        # trip). An fsync (durability="full") takes milliseconds: that goes to the thread.
         self.inline = (durability != "full") if inline is None else inline
         self._thread: threading.Thread | None = None
-        self._checkpoints: queue.SimpleQueue | None = None
-        self._checkpointer: threading.Thread | None = None
         self._wal = Path(f"{path}-wal")
         self._page = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
         self._behind = False  # the WAL is past WAL_LIMIT and not caught up yet
+        self._held: list[list[Any]] | None = None  # batches held while the WAL is caught up
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
             self._thread.start()
-        else:
-            # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB)
-            # would run inside some commit, on the event loop, for milliseconds. A thread with
-            # its own connection does it instead; WAL lets it run beside the writer.
-            self.db.conn.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpoints = queue.SimpleQueue()
-            self._checkpointer = threading.Thread(
-                target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
-            )
-            self._checkpointer.start()
+        # SQLite's automatic checkpoint (copying the WAL into the database every ~4 MB) would
+        # run inside some commit, for milliseconds: the checkpoint thread does it instead.
+        self.db.conn.execute("PRAGMA wal_autocheckpoint=0")
+        # the size the WAL is cut back to when it restarts
+        self.db.conn.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT * (self._page + 24)}")
+        self._checkpoints: queue.SimpleQueue = queue.SimpleQueue()
+        self._checkpointer = threading.Thread(
+            target=self._checkpoint_loop, args=(path,), name="vttbridge-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
 
     def _send(self, buf: list[Any]) -> None:
-        if self.inline:
-            self._commit([buf])
-        else:
+        if not self.inline:
             self._q.put(buf)
+        elif self._held is not None:
+            self._held.append(buf)
+        else:
+            self._commit([buf])
+
+    def _release(self) -> None:
+        """Commit the batches held while the WAL was caught up (in the loop)."""
+        held, self._held = self._held, None
+        if held:
+            self._commit(held)
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop the threads and close the connection."""
         self._flush()
+        self._release()
         if self._thread is not None:
             self._q.put(None)
             self._thread.join(timeout)
-        if self._checkpointer is not None and self._checkpoints is not None:
-            self._checkpoints.put(None)
-            self._checkpointer.join(timeout)
+        self._checkpoints.put(None)
+        self._checkpointer.join(timeout)
         self.db.close()
 
-    CHECKPOINT_EVERY = 500
-    """Commits between two checkpoints (inline mode)."""
+    CHECKPOINT_EVERY = 50
+    """Commits between two checkpoints. Often, so that what is left to copy when the WAL is
+    caught up is small: with a checkpoint every 500 commits, a catch-up copied 100 MB and
+    held the acks of its batch for 400 ms."""
     WAL_LIMIT = 16384
-    """WAL frames (pages, 64 MB) past which the writer checkpoints once itself."""
+    """WAL frames (pages, 64 MB) past which the WAL is caught up and restarted. Each catch-up
+    holds the next acks for up to ~100 ms under load: at 16 MB that came every few seconds of
+    100 busy clients and doubled their p99 (91 against 50 ms, side by side)."""
 
     def _wal_too_long(self) -> bool:
         try:
@@ -344,16 +497,12 @@ class SqliteWriter(GroupCommit):
             return False
 
     def _catch_up(self, conn: sqlite3.Connection) -> bool:
-        """Under steady writes the checkpoint thread never restarts the WAL (frames arrive
-        while it copies, so it is never caught up when the writer begins) and the WAL grows
-        without end (300 MB in a minute of a benchmark). Past WAL_LIMIT frames the writer
-        finishes the copy itself between two commits (a few ms, once per WAL_LIMIT of
-        writes), and the next commit restarts the WAL, truncated to that size. Judged by the
-        file's size, not by the thread's reports, so a thread that lags (a loaded machine)
-        cannot let it grow; while the thread is still copying (busy), the writer tries again
-        at its next commit. True when the copy is complete."""
+        """Copy the rest of the WAL into the file while nobody writes (so that the next
+        commit restarts it). Judged by the file's size, not by the thread's reports, so a
+        thread that lags (a loaded machine) cannot let it grow; while another checkpoint is
+        running (busy), the writer tries again at its next commit. True when the copy is
+        complete."""
         try:
-            conn.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT * (self._page + 24)}")
             busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error as e:
             log.debug("WAL catch-up of %s: %s", self.db.path, e)
@@ -361,16 +510,43 @@ class SqliteWriter(GroupCommit):
         return not busy and frames == copied
 
     def _checkpoint_loop(self, path: str | Path) -> None:
-        assert self._checkpoints is not None
+        """Checkpoint when told; for a loop (the writer holds its batches meanwhile): catch
+        up, then tell the loop to commit them."""
         conn = connect(path)
         try:
-            while self._checkpoints.get() is not None:
+            while (job := self._checkpoints.get()) is not None:
+                if isinstance(job, asyncio.AbstractEventLoop):
+                    for _ in range(20):  # busy only while another checkpoint ends
+                        if self._catch_up(conn):
+                            break
+                        time.sleep(0.001)
+                    with contextlib.suppress(RuntimeError):  # the loop is closed: close()
+                        job.call_soon_threadsafe(self._release)
+                    continue
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error as e:  # retried at the next one; the WAL just grows
                     log.warning("WAL checkpoint of %s failed: %s", path, e)
         finally:
             conn.close()
+
+    def _checkpoint(self, conn: sqlite3.Connection) -> None:
+        """After a commit: have the WAL copied, and caught up once it is past WAL_LIMIT: on
+        the event loop, by the checkpoint thread while the next batches wait; in the writer's
+        thread (or with no loop), by the writer itself."""
+        if not self._wal_too_long():
+            self._behind = False
+            self._checkpoints.put(True)
+            return
+        loop = self._loop
+        if self.inline and loop is not None and loop.is_running() and self._held is None:
+            self._held = []
+            self._behind = False
+            self._checkpoints.put(loop)
+            return
+        self._behind = not self._catch_up(conn)
+        if not self._behind:
+            self._checkpoints.put(True)
 
     def _run(self) -> None:
         stop = False
@@ -406,7 +582,7 @@ class SqliteWriter(GroupCommit):
                         for role, new, world, old in rows:
                             conn.execute(_REHASH[role], (new, world, old))
                         continue
-                    conn.executemany(_SQL[op], rows)
+                    _write(conn, op, rows)
                     if op == "snapshot":
                         conn.executemany(_PRUNE_SNAPSHOTS, [(p[0], SNAPSHOTS_KEPT) for p in rows])
                 conn.execute("COMMIT")
@@ -418,10 +594,8 @@ class SqliteWriter(GroupCommit):
                     conn.execute("ROLLBACK")
             self._count(batch, started, error)
             due = self._behind or self.stats.batches % self.CHECKPOINT_EVERY == 0
-            if self._checkpoints is not None and error is None and due:
-                self._behind = self._wal_too_long() and not self._catch_up(conn)
-                if not self._behind:
-                    self._checkpoints.put(True)
+            if error is None and due:
+                self._checkpoint(conn)
         if self.failed is not None:
             error = error or self.failed  # a file that failed once is not written again
         self._settle(batch.barriers, error, refused, threadsafe=not self.inline)
@@ -509,12 +683,12 @@ class SqliteStorage(Storage):
     async def last_seq(self, world: str) -> int:
         return await self._read(lambda d: d.last_seq(world))
 
-    async def log_after(
+    async def table_log_after(
         self, world: str, seq: int, kind: str | None = None, limit: int | None = None
     ) -> list[LogRow]:
         return await self._read(lambda d: d.log_after(world, seq, kind, limit))
 
-    async def count_commands(self, world: str, after: int, upto: int) -> int:
+    async def table_count_commands(self, world: str, after: int, upto: int) -> int:
         return await self._read(lambda d: d.count_commands(world, after, upto))
 
     async def recent_events(
@@ -542,6 +716,28 @@ class SqliteStorage(Storage):
             db.mark_suspect(world, event_id, name, script)
         finally:
             db.close()
+
+    # -- the archive -------------------------------------------------------------------------
+    async def archives(self, world: str | None = None) -> list[archive.ArchiveFile]:
+        return await self._read(lambda d: d.archives(world))
+
+    async def snapshot_seqs(self, world: str) -> list[int]:
+        return await self._read(lambda d: d.snapshot_seqs(world))
+
+    async def last_seq_before(self, world: str, at: float) -> int:
+        return await self._read(lambda d: d.last_seq_before(world, at))
+
+    async def set_retention(self, world: str, retention: str) -> None:
+        await self._read(lambda d: d.set_retention(world, retention))
+
+    async def log_sizes(self) -> list[LogSize]:
+        return await self._read(lambda d: d.log_sizes())
+
+    async def archived(self, file: archive.ArchiveFile) -> None:
+        await self._read(lambda d: d.archived(file))
+
+    async def reclaim(self) -> str:
+        return await self._read(lambda d: d.reclaim())
 
     # -- leases (this process's) -------------------------------------------------------------
     async def acquire(self, world: str, node: str, ttl: float) -> Lease | None:

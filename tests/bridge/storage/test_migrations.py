@@ -44,7 +44,9 @@ async def test_a_sqlite_file_upgraded_from_schema_1_is_a_new_file(tmp_path):
     store = await open_storage(old)
     await store.close()
     assert shape(old) == shape(new)
-    assert set(shape(new)) == {"meta", "worlds", "log", "snapshots", "suspects", "leases"}
+    assert set(shape(new)) == {
+        "meta", "worlds", "log", "snapshots", "suspects", "leases", "archives"
+    }  # fmt: skip
 
 
 def step(schema: Schema, sql: str) -> Schema:
@@ -124,5 +126,5 @@ async def test_a_failing_upgrade_leaves_the_database_as_it_was(database):
 def test_a_version_without_its_upgrade_is_refused():
     with pytest.raises(StoreError, match="cannot upgrade"):
         SQLITE.plan(0, "the file")
-    assert [v for v, _ in SQLITE.plan(1, "the file")] == [2, 3]
+    assert [v for v, _ in SQLITE.plan(1, "the file")] == [2, 3, 4]
     assert [v for v, _ in SQLITE.plan(None, "the file")] == [SQLITE.version]
