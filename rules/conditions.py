@@ -24,19 +24,11 @@ DERIVED = ("delayed",)
 class Duration:
     """How long a condition lasts by the rules, counted in combat rounds: it ends at the
     ``ends`` of its owner's turn (or of the round) after ``rounds`` rounds. The rules end it
-    themselves; a VTT may show it counting down (Foundry v14: an Active Effect's duration)."""
+    themselves; a VTT may show it counting down (Foundry v14: an Active Effect's duration).
+    A game system names its own (``System.durations``)."""
 
     rounds: int
     ends: Literal["turn_start", "turn_end", "round_end"]
-
-
-DURATIONS: dict[str, Duration] = {
-    # a Ready carried over expires when the count reaches his IC next round (Spycraft, rule 4)
-    "readied": Duration(rounds=1, ends="turn_start"),
-    # a charge lasts until his next turn starts (Fallout: Equestria)
-    "charged": Duration(rounds=1, ends="turn_start"),
-}
-"""The conditions with a duration of their own; the others last as long as their cause."""
 
 
 def conditions_of(enc: Encounter, actor: str) -> set[str]:

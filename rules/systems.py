@@ -39,6 +39,7 @@ from vttbridge.rules.citations import Citations
 
 if TYPE_CHECKING:
     from vttbridge.rules.characters import Character
+    from vttbridge.rules.conditions import Duration
     from vttbridge.rules.dice import Roller
     from vttbridge.rules.encounter import Encounter
     from vttbridge.rules.outcome import Outcome
@@ -138,6 +139,9 @@ class System:
     no movement budget, and the VTT is sent none."""
     stats: tuple[str, ...] = ()
     """The character stats ``!stats`` shows (:class:`vttbridge.rules.characters.Character`)."""
+    durations: Mapping[str, Duration] = field(default_factory=dict)
+    """Its conditions that last a set time by its rules (``readied``: until the owner's IC
+    next round), which a VTT may show counting down; the others last as long as their cause."""
     citations: Citations = field(default_factory=Citations)
     """Which of its rules refused or decided something: a citation (source, rule, the section of
     its rules page, the options that shape it) for each refusal code its rules raise and for the

@@ -44,8 +44,9 @@ from vttbridge.adapters.base import (
     check_on_canvas,
     scene_extent,
 )
+from vttbridge.rules import systems as game_systems
 from vttbridge.rules.characters import RULES_OWNED
-from vttbridge.rules.conditions import DURATIONS, Duration
+from vttbridge.rules.conditions import Duration
 from vttbridge.rules.geometry import Cell, Grid
 from vttbridge.sdk import effects as fx
 from vttbridge.sdk import events as ev
@@ -568,14 +569,15 @@ class FoundryAdapter(Adapter):
         if tok is None:
             return []
         table = tables().get(tok.vtt.get("system"))
+        durations = game_systems.get(world.encounter.options.system).durations
         toggles: dict[str, dict[str, Any]] = {}
         for conditions, active in ((u.removed, False), (u.conditions, True)):
             for c in conditions:
                 status = table.status(c)
                 if status is not None:  # one status may show two conditions: on wins
                     toggles[status["id"]] = {**status, "active": active}
-                    if active and c in DURATIONS:
-                        toggles[status["id"]]["duration"] = _duration(DURATIONS[c])
+                    if active and c in durations:
+                        toggles[status["id"]]["duration"] = _duration(durations[c])
         if not toggles:
             return []
         data: dict[str, Any] = {"tokenId": u.token, "statuses": list(toggles.values())}

@@ -16,6 +16,7 @@ round hook ends the surprise round, its turn hook clears the per-turn FoE state,
 keeps the surprised out of every action of the surprise round.
 """
 
+from vttbridge.rules.conditions import Duration
 from vttbridge.rules.systems import System
 from vttbridge.systems.foe.rules import (  # noqa: F401  (the package's API)
     charge,
@@ -79,6 +80,8 @@ SYSTEM = System(
     conditions=turns.conditions,
     movement=movement.budget_figures,
     stats=economy.STATS,
+    # a charge lasts until his next turn starts
+    durations={"charged": Duration(rounds=1, ends="turn_start")},
     citations=CITATIONS,
     table="vttbridge.systems.foe.table:TABLE",
 )

@@ -13,6 +13,7 @@ One package, registered through the ``vttbridge.systems`` entry point group as
 This module imports the rules only: the rules core reads :data:`SYSTEM` without the SDK.
 """
 
+from vttbridge.rules.conditions import Duration
 from vttbridge.rules.systems import System
 from vttbridge.systems.spycraft.rules import delay, economy, ready, standoff
 from vttbridge.systems.spycraft.rules.citations import CITATIONS
@@ -31,6 +32,8 @@ SYSTEM = System(
     gates=(economy.blocked,),
     conditions=economy.conditions,
     stats=economy.STATS,
+    # a Ready carried over expires when the count reaches his IC next round (rule 4)
+    durations={"readied": Duration(rounds=1, ends="turn_start")},
     citations=CITATIONS,
     table="vttbridge.systems.spycraft.table:TABLE",
 )

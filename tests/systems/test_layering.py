@@ -45,7 +45,8 @@ def test_the_rules_core_imports_nothing_above_it():
         f"{p.relative_to(ROOT)}: {m}"
         for p in sorted((ROOT / "rules").rglob("*.py"))
         for m in imports(p)
-        if ours(m) and not m.startswith("vttbridge.rules")
+        # the vendored dice engine lies below every layer (vttbridge/vendor/README.md)
+        if ours(m) and not m.startswith(("vttbridge.rules", "vttbridge.vendor"))
     ]
     assert bad == []
 
