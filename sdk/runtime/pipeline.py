@@ -4,8 +4,8 @@ derives, let async callbacks settle, write back the rules-owned values, then jou
 the event's part.
 """
 
-from __future__ import annotations
-
+# No postponed annotations here: the API reference reads `Processed`'s field types from the
+# `__new__` namedtuple makes, whose globals are not this module's.
 import asyncio
 import inspect
 import logging
