@@ -161,17 +161,20 @@ async def test_a_session_over_the_wire_replays_with_no_difference_and_finds_chan
         assert report["started_from_snapshot"] == 0  # the world's first: its dice seed
         assert len(report["state_compared_at"]) >= 2  # a snapshot mid-session, the last one
 
-    # a changed world option: round 2's initiative after the surprise round
+    # a changed world option: the surprise round's announcement already cites it, then round
+    # 2's initiative after the surprise round differs
     ran = replay(played, "foe", "--set", "surprise_after=insert")
     assert ran.returncode == 1, ran.stdout + ran.stderr
     out = ran.stdout
     assert "Options changed for the replay: surprise_after = insert." in out
     first = out[out.index("First divergence at seq") :]
-    assert "> seq" in first and "chat by u-gm: !next" in first
+    assert "> seq" in first and "chat by u-gm as raider: !surprise" in first
+    assert "option: surprise_after = insert" in first
     assert "initiative and turns" in first and "world state" in first
     report = json.loads(replay(played, "foe", "--set", "surprise_after=insert", "--json").stdout)
     assert not report["identical"] and report["differences"]["initiative"] > 0
-    assert report["first"]["kind"] == "chat" and "Everyone re-rolls" in report["first"]["text"]
+    assert report["first"]["kind"] == "chat"
+    assert "option: surprise_after = insert" in report["first"]["text"]
 
     # an edited script: the first divergence is the event that ran it, and nothing else
     edited = tmp_path / "edited" / "table_script.py"
