@@ -71,6 +71,21 @@ def statements(script: str) -> list[str]:
 # index: a commit that logs events of several worlds then writes one page of rows and a small
 # index page per world, about half of what clustering the rows by world cost (schema 1).
 
+_SQLITE_ARCHIVES = """
+CREATE TABLE archives (
+    world TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (world, first_seq)
+) WITHOUT ROWID;
+"""
+"""The archive files of each world's log (schema 4): made new, and added by the upgrade."""
+
+
 SQLITE = Schema(
     "sqlite",
     4,
@@ -119,17 +134,8 @@ CREATE TABLE leases (
     fence INTEGER NOT NULL,
     expires REAL
 ) WITHOUT ROWID;
-CREATE TABLE archives (
-    world TEXT NOT NULL,
-    first_seq INTEGER NOT NULL,
-    last_seq INTEGER NOT NULL,
-    path TEXT NOT NULL,
-    rows INTEGER NOT NULL,
-    bytes INTEGER NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (world, first_seq)
-) WITHOUT ROWID;
-""",
+"""
+    + _SQLITE_ARCHIVES,
     upgrades={
         # 1 -> 2: schema 1 kept the log clustered by (world, seq) (WITHOUT ROWID); its rows
         # are copied into a table in write order with an index.
@@ -175,17 +181,8 @@ CREATE TABLE leases (
         # auto_vacuum can only be set on a new file, or by `vttbridge world vacuum`.)
         3: """
 ALTER TABLE worlds ADD COLUMN retention TEXT NOT NULL DEFAULT 'keep';
-CREATE TABLE archives (
-    world TEXT NOT NULL,
-    first_seq INTEGER NOT NULL,
-    last_seq INTEGER NOT NULL,
-    path TEXT NOT NULL,
-    rows INTEGER NOT NULL,
-    bytes INTEGER NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (world, first_seq)
-) WITHOUT ROWID;
-""",
+"""
+        + _SQLITE_ARCHIVES,
     },
 )
 
