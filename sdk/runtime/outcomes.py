@@ -83,9 +83,11 @@ class OutcomeApplier:
         emit, derive = self._step.emit, self._step.derive
         if announce:
             decided: dict[int, Cited] = {}
+            urls: set[str] = set()
             for h, c in self._refusals.decisions(outcome.happened):
-                if all(c.url != d.url for d in decided.values()):
-                    decided[id(h)] = c  # each rule once: at the first line it decided
+                if c.url not in urls:  # each rule once: at the first line it decided
+                    urls.add(c.url)
+                    decided[id(h)] = c
             cites = list(decided.values())
             lines = [
                 f"{h.text} {decided[id(h)].short()}" if id(h) in decided else h.text

@@ -191,6 +191,20 @@ ALTER TABLE worlds ADD COLUMN retention TEXT NOT NULL DEFAULT 'keep';
 # The log is clustered by its primary key's index like any heap table; JSON is kept as text,
 # which the bridge parses itself (jsonb would parse it again on every write).
 
+_POSTGRES_ARCHIVES = """
+CREATE TABLE archives (
+    world text NOT NULL,
+    first_seq bigint NOT NULL,
+    last_seq bigint NOT NULL,
+    path text NOT NULL,
+    rows bigint NOT NULL,
+    bytes bigint NOT NULL,
+    at double precision NOT NULL,
+    PRIMARY KEY (world, first_seq)
+);
+"""
+"""The archive files of each world's log (schema 2): made new, and added by the upgrade."""
+
 POSTGRES = Schema(
     "postgresql",
     2,
@@ -239,31 +253,13 @@ CREATE TABLE leases (
     fence bigint NOT NULL,
     expires timestamptz
 );
-CREATE TABLE archives (
-    world text NOT NULL,
-    first_seq bigint NOT NULL,
-    last_seq bigint NOT NULL,
-    path text NOT NULL,
-    rows bigint NOT NULL,
-    bytes bigint NOT NULL,
-    at double precision NOT NULL,
-    PRIMARY KEY (world, first_seq)
-);
-""",
+"""
+    + _POSTGRES_ARCHIVES,
     upgrades={
         # 1 -> 2: each world's retention, and the archive files of the logs
         1: """
 ALTER TABLE worlds ADD COLUMN retention text NOT NULL DEFAULT 'keep';
-CREATE TABLE archives (
-    world text NOT NULL,
-    first_seq bigint NOT NULL,
-    last_seq bigint NOT NULL,
-    path text NOT NULL,
-    rows bigint NOT NULL,
-    bytes bigint NOT NULL,
-    at double precision NOT NULL,
-    PRIMARY KEY (world, first_seq)
-);
-""",
+"""
+        + _POSTGRES_ARCHIVES,
     },
 )
