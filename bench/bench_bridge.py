@@ -358,10 +358,21 @@ def percentile(ordered: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, int(len(ordered) * q + 0.5) - 1))]
 
 
-async def closed_loop(clients: list[RawClient], seconds: float, warmup: float = 0.5) -> dict:
-    """Each client in a closed loop (a token move, wait for its ack, repeat) for ``warmup``
-    then ``seconds``; events/s and latency percentiles of the measured part, its length
-    (``seconds``) and every event's count (``total``)."""
+TURN_EVERY = 100
+"""Moves of a bridge's client between two turn changes (``nextTurn`` twice: the other
+combatant's turn, then the mover's again), which count as events too. A table's turn ends
+after a few moves; one turn of thousands would grow the turn's trail (the path moved this
+turn, which the rules keep for a charge or a jump's run-up) without end, and with it each
+snapshot and each garbage collection."""
+
+
+async def closed_loop(
+    clients: list[RawClient], seconds: float, warmup: float = 0.5, turns: bool = False
+) -> dict:
+    """Each client in a closed loop (a token move, wait for its ack, repeat; with ``turns``,
+    the turn passes round every :data:`TURN_EVERY` moves) for ``warmup`` then ``seconds``;
+    events/s and latency percentiles of the measured part, its length (``seconds``) and every
+    event's count (``total``)."""
     latencies: list[float] = []
     count = total = 0
     # ids unique across runs: a repeated id is a duplicate, answered without processing
@@ -374,9 +385,13 @@ async def closed_loop(clients: list[RawClient], seconds: float, warmup: float = 
         i = 0
         while True:
             i += 1
-            payload = {"id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300}
+            event, payload = "tokenMoved", {
+                "id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300
+            }  # fmt: skip
+            if turns and i % (TURN_EVERY + 2) >= TURN_EVERY:
+                event, payload = "nextTurn", {"id": f"{run}-{ci}-{i}"}
             t0 = time.perf_counter()
-            ack = await c.call("tokenMoved", payload)
+            ack = await c.call(event, payload)
             t1 = time.perf_counter()
             if not ack.get("ok"):
                 raise RuntimeError(f"refused: {ack}")
@@ -423,7 +438,7 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
         if bridge:
             for c in clients:
                 await start_combat(c)
-        r = await closed_loop(clients, seconds, warmup)
+        r = await closed_loop(clients, seconds, warmup, turns=bridge)
         views = sum(p.commands for p in pages)
         for c in clients + pages:
             await c.close()

@@ -390,12 +390,9 @@ class RemoteOutbox(Outbox):
         if upto <= self.published:
             return
         if after == self.published:
-            self._recent.extend(m for m in msgs if m["seq"] > after)
-            while len(self._recent) > self.keep:
-                self._recent_floor = self._recent.popleft()["seq"]
+            self.remember([m for m in msgs if m["seq"] > after])
         else:  # a note was missed: what came before ``upto`` is read from the log
-            self._recent.clear()
-            self._recent_floor = upto
+            self.forget(upto)
         self.published = upto
         self.wake_all()
 

@@ -75,13 +75,21 @@ class Metrics:
         self._connections = prom.Gauge(
             "vttbridge_connections", "Open connections", ["kind"], registry=reg
         )
+        # each event's counter and histogram, by adapter (labels() looks them up under a lock)
+        self._answered: dict[tuple[str, bool], tuple[Any, Any]] = {}
 
     def answered(self, adapter: str, ack: Ack, seconds: float) -> None:
         if not self.on:
             return
         ok = ack.get("ok") is True
-        self._events.labels(adapter, "ok" if ok else "refused").inc()
-        self._ack.labels(adapter).observe(seconds)
+        pair = self._answered.get((adapter, ok))
+        if pair is None:
+            pair = self._answered[(adapter, ok)] = (
+                self._events.labels(adapter, "ok" if ok else "refused"),
+                self._ack.labels(adapter),
+            )
+        pair[0].inc()
+        pair[1].observe(seconds)
         if not ok:
             code = (ack.get("error") or {}).get("code")
             self._refusals.labels(str(code or "unknown")).inc()

@@ -351,6 +351,41 @@ async def test_commit_now_ends_the_wait(writer):
     assert writer.stats.batches == 2
 
 
+async def test_a_command_ack_rides_with_the_next_commit(writer):
+    """A client's command ack is written with the next commit, not in one of its own: at a
+    table's pace that is one commit a move, not two."""
+    writer.log.acked(3)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert writer.stats.batches == 0 and writer.pending
+    log_event(writer, 1)
+    await writer.barrier()
+    assert writer.stats.batches == 1 and writer.stats.rows == 2
+    assert SqliteDatabase(writer.db.path).world("w").acked_seq == 3
+
+
+async def test_a_lone_command_ack_is_saved_within_lazy_seconds(writer):
+    writer.LAZY_SECONDS = 0.05
+    writer.log.acked(4)
+    writer.log.acked(6)
+    await asyncio.sleep(0.3)
+    assert writer.stats.batches == 1 and not writer.pending
+    assert SqliteDatabase(writer.db.path).world("w").acked_seq == 6
+
+
+def test_a_command_ack_is_saved_when_the_writer_closes(tmp_path):
+    path = tmp_path / "w.sqlite3"
+    SqliteDatabase(path).create_world("w", "h1", "h2")
+    writer = SqliteWriter(path, inline=True)
+
+    async def ack() -> None:
+        world_log(writer).acked(5)
+
+    asyncio.run(ack())
+    writer.close()
+    assert SqliteDatabase(path).world("w").acked_seq == 5
+
+
 def test_the_wal_stays_bounded_under_steady_writes(tmp_path):
     """Commit after commit with no pause: the WAL is restarted now and then instead of
     growing with every commit (it grew by ~10 KB a commit, forever)."""
@@ -430,9 +465,9 @@ async def test_a_batch_of_many_worlds_is_written_whole(tmp_path):
 
 
 async def test_the_wal_is_caught_up_while_the_loop_holds_its_batches(tmp_path):
-    """On the event loop, a WAL past its limit is caught up by the checkpoint thread while
-    the next batches wait (the loop goes on); they are committed after, in order, and the
-    WAL restarts instead of growing."""
+    """On the event loop, a WAL past its limit is caught up by the checkpoint thread: copied
+    beside the writer, then its tail while the next batches wait (the loop goes on); they
+    are committed after, in order, and the WAL restarts instead of growing."""
     path = tmp_path / "w.sqlite3"
     writer = SqliteWriter(path)
     assert writer.inline

@@ -13,6 +13,12 @@ A row is ``(op, params)``. The ops, with their params:
   world's first is kept)
 - ``acked``: (seq, world), ``adapter``: (adapter, world), ``rehash``: (role, new, world, old)
 
+``acked`` rows (a client applied the commands up to a seq) are lazy: no ack waits for them,
+and a command the client applied but the database does not know of is only sent again
+(clients ignore a seq they have applied), so they ride with the next commit, or are
+committed on their own :attr:`GroupCommit.LAZY_SECONDS` later. At a table's pace that is one
+commit a move instead of two (the event's, then its command's ack).
+
 ``log`` and ``snapshot`` rows are fenced: each commit checks that their world's lease still
 has the fence they were queued under; rows of a world whose fence moved on are dropped, and
 that world's barriers fail with :class:`NotOwner`.
@@ -114,9 +120,13 @@ class GroupCommit:
 
     MAX_TURNS = 8
     """Turns of the event loop a commit waits at most for more rows (see ``_turn_passed``)."""
+    LAZY_SECONDS = 1.0
+    """How long a lazy row waits for a commit to ride with."""
 
     def __init__(self) -> None:
         self._buf: list[Any] = []
+        self._lazy: list[Any] = []  # rows that ride with the next commit
+        self._lazy_due: asyncio.TimerHandle | None = None
         self._futures: dict[Claim | None, asyncio.Future] = {}  # shared within this batch
         self._next_turn: asyncio.Handle | None = None  # set while a commit is on its way
         self.stats = WriterStats()
@@ -136,6 +146,20 @@ class GroupCommit:
     # -- producers (event loop thread) -------------------------------------------------------
     def queue(self, op: str, params: tuple) -> None:
         self._add((op, params))
+
+    def queue_lazy(self, op: str, params: tuple) -> None:
+        """Queue a row no ack waits for: it is committed with the next commit, or on its own
+        :attr:`LAZY_SECONDS` later."""
+        self._lazy.append((op, params))
+        if self._lazy_due is not None or self._next_turn is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._flush()
+            return
+        self._loop = loop
+        self._lazy_due = loop.call_later(self.LAZY_SECONDS, self._flush)
 
     def _add(self, item: Any) -> None:
         self._buf.append(item)
@@ -166,6 +190,11 @@ class GroupCommit:
         if self._next_turn is not None:  # committed early (commit_now, close)
             self._next_turn.cancel()
             self._next_turn = None
+        if self._lazy:
+            if self._lazy_due is not None:
+                self._lazy_due.cancel()
+                self._lazy_due = None
+            self._buf[:0], self._lazy = self._lazy, []
         if not self._buf:
             return
         buf, self._buf = self._buf, []
@@ -176,11 +205,11 @@ class GroupCommit:
     @property
     def pending(self) -> bool:
         """Rows or barriers are queued for the next commit."""
-        return bool(self._buf)
+        return bool(self._buf or self._lazy)
 
     def commit_now(self) -> None:
         """Commit what is queued now instead of a turn later."""
-        if self._buf:
+        if self._buf or self._lazy:
             self._flush()
 
     def after_commit(
@@ -307,8 +336,8 @@ class WorldLog:
         self._add(("snapshot", (self.world, seq, data, time.time(), self.fence)))
 
     def acked(self, seq: int) -> None:
-        """A GM client applied the commands up to ``seq``."""
-        self._add(("acked", (seq, self.world)))
+        """A GM client applied the commands up to ``seq`` (a lazy row)."""
+        self.writer.queue_lazy("acked", (seq, self.world))
 
     def linked(self, adapter: str) -> None:
         """The GM client that linked the world now speaks ``adapter``."""

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -405,6 +406,13 @@ _REHASH = {
 }
 
 
+@dataclass(frozen=True)
+class _Tail:
+    """The checkpoint thread's job: copy the WAL's tail while the batches of ``loop`` wait."""
+
+    loop: asyncio.AbstractEventLoop
+
+
 class SqliteWriter(GroupCommit):
     """The file's single writer (see ``groupcommit.py`` for the batching). ``fences``: the
     current fence of each world this process holds, which every commit checks.
@@ -423,9 +431,11 @@ class SqliteWriter(GroupCommit):
     The checkpoint: a thread with a connection of its own copies the WAL into the file every
     :attr:`CHECKPOINT_EVERY` commits, beside the writer. Under steady writes that copy is
     never complete when the writer begins its next commit, so the WAL would never restart
-    (300 MB in a minute of a benchmark): past :attr:`WAL_LIMIT` frames the checkpoint thread
-    finishes the copy while the loop holds the next batches back (their acks wait; the loop
-    does not), and the first commit after restarts the WAL."""
+    (300 MB in a minute of a benchmark). Past :attr:`WAL_LIMIT` frames it is caught up in two
+    steps: the thread copies what is there while the writer goes on (tens of milliseconds
+    under load), until what the writer added meanwhile is small; only then does the loop hold
+    the next batches back (their acks wait; the loop does not) while the thread copies that
+    tail, a few milliseconds; the first commit after restarts the WAL."""
 
     MAX_BATCH = 5000
 
@@ -441,6 +451,7 @@ class SqliteWriter(GroupCommit):
         self._wal = Path(f"{path}-wal")
         self._page = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
         self._behind = False  # the WAL is past WAL_LIMIT and not caught up yet
+        self._catching_up = False  # the checkpoint thread is catching the WAL up
         self._held: list[list[Any]] | None = None  # batches held while the WAL is caught up
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
@@ -467,8 +478,16 @@ class SqliteWriter(GroupCommit):
     def _release(self) -> None:
         """Commit the batches held while the WAL was caught up (in the loop)."""
         held, self._held = self._held, None
+        self._catching_up = False
         if held:
             self._commit(held)
+
+    def _hold(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hold the next batches back while the checkpoint thread copies the WAL's tail (in
+        the loop, so that no commit is under way)."""
+        if self._held is None:
+            self._held = []
+        self._checkpoints.put(_Tail(loop))
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop the threads and close the connection."""
@@ -496,18 +515,37 @@ class SqliteWriter(GroupCommit):
         except OSError:
             return False
 
+    TAIL_FRAMES = 1000
+    """A copy of the WAL beside the writer that copied fewer frames than this took a few
+    milliseconds, so the writer added only a few pages meanwhile: the tail that is then
+    copied while the next batches wait."""
+
     def _catch_up(self, conn: sqlite3.Connection) -> bool:
         """Copy the rest of the WAL into the file while nobody writes (so that the next
         commit restarts it). Judged by the file's size, not by the thread's reports, so a
         thread that lags (a loaded machine) cannot let it grow; while another checkpoint is
         running (busy), the writer tries again at its next commit. True when the copy is
         complete."""
+        busy, frames, copied = self._copy(conn)
+        return not busy and frames == copied
+
+    def _copy(self, conn: sqlite3.Connection) -> tuple[int, int, int]:
+        """One passive checkpoint: (busy, frames in the WAL, frames copied into the file)."""
         try:
             busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error as e:
-            log.debug("WAL catch-up of %s: %s", self.db.path, e)
-            return False
-        return not busy and frames == copied
+            log.debug("WAL checkpoint of %s: %s", self.db.path, e)
+            return 1, -1, 0
+        return busy, frames, copied
+
+    def _copy_beside_writer(self, conn: sqlite3.Connection) -> None:
+        """Copy the WAL while the writer goes on, until one copy finds little left to do."""
+        before = -1
+        for _ in range(10):
+            busy, _frames, copied = self._copy(conn)
+            if busy or 0 <= copied - before < self.TAIL_FRAMES:
+                return
+            before = copied
 
     def _checkpoint_loop(self, path: str | Path) -> None:
         """Checkpoint when told; for a loop (the writer holds its batches meanwhile): catch
@@ -515,13 +553,18 @@ class SqliteWriter(GroupCommit):
         conn = connect(path)
         try:
             while (job := self._checkpoints.get()) is not None:
-                if isinstance(job, asyncio.AbstractEventLoop):
+                if isinstance(job, asyncio.AbstractEventLoop):  # the writer goes on
+                    self._copy_beside_writer(conn)
+                    with contextlib.suppress(RuntimeError):  # the loop is closed: close()
+                        job.call_soon_threadsafe(self._hold, job)
+                    continue
+                if isinstance(job, _Tail):  # the batches are held
                     for _ in range(20):  # busy only while another checkpoint ends
                         if self._catch_up(conn):
                             break
                         time.sleep(0.001)
-                    with contextlib.suppress(RuntimeError):  # the loop is closed: close()
-                        job.call_soon_threadsafe(self._release)
+                    with contextlib.suppress(RuntimeError):
+                        job.loop.call_soon_threadsafe(self._release)
                     continue
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
@@ -532,17 +575,18 @@ class SqliteWriter(GroupCommit):
 
     def _checkpoint(self, conn: sqlite3.Connection) -> None:
         """After a commit: have the WAL copied, and caught up once it is past WAL_LIMIT: on
-        the event loop, by the checkpoint thread while the next batches wait; in the writer's
-        thread (or with no loop), by the writer itself."""
+        the event loop, by the checkpoint thread (its tail while the next batches wait); in
+        the writer's thread (or with no loop), by the writer itself."""
         if not self._wal_too_long():
             self._behind = False
             self._checkpoints.put(True)
             return
         loop = self._loop
-        if self.inline and loop is not None and loop.is_running() and self._held is None:
-            self._held = []
+        if self.inline and loop is not None and loop.is_running():
             self._behind = False
-            self._checkpoints.put(loop)
+            if not self._catching_up:
+                self._catching_up = True
+                self._checkpoints.put(loop)
             return
         self._behind = not self._catch_up(conn)
         if not self._behind:
