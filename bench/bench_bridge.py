@@ -7,7 +7,8 @@ of 1,000 idle worlds.
 Both servers run in their own process, on the same aiohttp + python-socketio stack, and are
 driven by the same load: 1, 10 and 100 loopback clients (one process, a minimal socket.io
 client speaking the wire protocol over a raw websocket, so the load generator is not the
-bottleneck), each in a closed loop: send a token move, wait for its ack, repeat.
+bottleneck), each in a closed loop: send a token move, wait for its ack, repeat (a bridge's
+clients also pass the turn round every 100 moves, as a table's turns end: ``TURN_EVERY``).
 
 - echo:   a namespace whose ``tokenMoved`` handler returns ``{"ok": true, "seq": n}``; the
           transport floor.
