@@ -712,7 +712,7 @@ async def speed(
 
 async def paced_load(
     url: str, worlds: list[str], world_keys: dict[str, str], seconds: float, every: float,
-    proc: subprocess.Popen,
+    proc: subprocess.Popen, bridge: bool = True,
 ) -> dict:  # fmt: skip
     """One client per world, each sending a token move every ``every`` seconds (their starts
     spread over the first interval), for ``seconds``: latency percentiles, and the server's
@@ -724,8 +724,9 @@ async def paced_load(
         async def join(w: str) -> RawClient:
             async with sem:
                 c = RawClient(session, url)
-                await c.connect({"world": w, "key": world_keys[w], "client": CLIENT})
-                await start_combat(c)
+                await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
+                if bridge:
+                    await start_combat(c)
                 return c
 
         clients = await asyncio.gather(*(join(w) for w in worlds))
@@ -788,15 +789,21 @@ async def paced(
 ) -> None:
     """A realistic table load: N worlds with a client each, one token move every 2 s per
     table, for ``seconds``; the server's share of a core and CPU per event, the worlds one
-    core serves at that load, and the log's bytes per event. With ``--baseline``, the same
-    on the other interpreter's bridge, alternating."""
+    core serves at that load, and the log's bytes per event; the same load on the bare
+    python-socketio echo, alternating (at this pace an event costs every server several times
+    what it costs under full load: each one wakes the process on its own). With
+    ``--baseline``, the same on the other interpreter's bridge too."""
     n, every = 200, 2.0
     names = [f"p{i:03d}" for i in range(n)]
     servers: list[tuple[str, subprocess.Popen, str, dict, Path]] = []
     db = tmp / f"paced-{os.urandom(3).hex()}.sqlite3"
     keys_ = make_worlds(db, names)
     empty, _ = log_bytes(db)
+    echo_script = tmp / "echo.py"
+    echo_script.write_text(ECHO_SERVER)
     try:
+        proc, url = start([sys.executable, str(echo_script)])
+        servers.append(("echo", proc, url, {}, db))
         proc, url = start(serve_cmd(db))
         servers.append(("bridge", proc, url, keys_, db))
         if baseline:
@@ -809,7 +816,7 @@ async def paced(
         for _ in range(repeat):
             for name, proc, url, wk, _db in servers:
                 runs.setdefault(name, []).append(
-                    await paced_load(url, names, wk, seconds, every, proc)
+                    await paced_load(url, names, wk, seconds, every, proc, name != "echo")
                 )
         load = tuple(max(x, y) for x, y in zip(load, os.getloadavg(), strict=True))
     finally:
@@ -820,11 +827,13 @@ async def paced(
     print(f"machine load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"{n} tables, one move every {every:g} s each ({n / every:.0f} events/s), "
           f"{seconds:g} s, medians of {repeat}:")  # fmt: skip
+    echo_cpu = statistics.median(r["cpu_us"] for r in runs["echo"])
     for name, rs in runs.items():
         m = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
         per_core = n / m["share"]
+        ratio = f" ({m['cpu_us'] / echo_cpu:.2f}x the echo's)" if name != "echo" else ""
         print(f"  {name:<8} p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms, max {m['max']:.1f} ms; "
-              f"{m['share']:.1%} of a core, {m['cpu_us']:.0f} us CPU/event: "
+              f"{m['share']:.1%} of a core, {m['cpu_us']:.0f} us CPU/event{ratio}: "
               f"~{per_core:.0f} such tables per core")  # fmt: skip
     print(
         f"the log: {(used - empty) / max(1, events):.0f} bytes per event, its commands and "
