@@ -889,10 +889,11 @@ async def connect(tmp: Path, extra: list[str], repeat: int, echo: str = "stock")
 
 
 async def memory(tmp: Path, n_idle: int, extra: list[str]) -> None:
-    """The default allocator, then glibc's malloc for every object (``PYTHONMALLOC=malloc``):
-    Python's own allocator keeps an arena while one object in it lives, so a sleeping world's
-    freed memory mostly stays with the process; malloc's is given back by malloc_trim."""
-    for label, env in (("", None), ("PYTHONMALLOC=malloc: ", {"PYTHONMALLOC": "malloc"})):
+    """The default (on Linux with glibc, ``serve`` runs under glibc's malloc for every object,
+    ``PYTHONMALLOC=malloc``), then Python's own allocator (``PYTHONMALLOC=pymalloc``), which
+    keeps an arena while one object in it lives, so a sleeping world's freed memory mostly
+    stays with the process; malloc's is given back by malloc_trim."""
+    for label, env in (("", None), ("PYTHONMALLOC=pymalloc: ", {"PYTHONMALLOC": "pymalloc"})):
         mem = await idle_worlds(tmp, n_idle, 50, extra, env)
         print()
         print(f"{label}{n_idle} idle worlds x 50 tokens: {mem['live']:.0f} MB resident after "

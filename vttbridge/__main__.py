@@ -2,6 +2,6 @@
 
 import sys
 
-from vttbridge.adapters.bridge.cli import main
+from vttbridge.adapters.bridge.launch import run
 
-sys.exit(main())
+sys.exit(run())

@@ -168,3 +168,47 @@ def test_serve_refuses_a_script_that_replaces_a_built_in_command(tmp_path, capsy
                        str(script))  # fmt: skip
     assert code == 2 and "my_stats.py:3: !stats is already a command of the 'core' script" in err
     assert "override=True" in err
+
+
+def serve_environ(proc: subprocess.Popen) -> tuple[str, dict[str, str]]:
+    """Wait for ``vttbridge serve`` to listen; its URL and the environment it runs with."""
+    for line in proc.stdout:  # type: ignore[union-attr]
+        m = re.search(r"Listening on (http://[\d.]+:\d+)", line)
+        if m:
+            raw = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+            return m.group(1), dict(v.decode().split("=", 1) for v in raw if b"=" in v)
+    raise AssertionError(f"serve did not start: {proc.wait()}")
+
+
+@pytest.mark.slow  # vttbridge serve in a process of its own
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's allocator: Linux only")
+@pytest.mark.parametrize("given", [None, "pymalloc"])
+def test_serve_runs_under_glibc_malloc_unless_told_otherwise(tmp_path, given):
+    """``python -m vttbridge serve`` starts again, the same process, with PYTHONMALLOC=malloc
+    (a sleeping world's memory goes back to the OS); an allocator the host chose stands."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    if given:
+        env["PYTHONMALLOC"] = given
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vttbridge", "serve", "--port", "0", "--no-default-world"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        url, environ = serve_environ(proc)
+        with urllib.request.urlopen(url + "/healthz", timeout=5) as r:
+            assert json.loads(r.read())["ok"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=15)
+    assert proc.returncode == 0
+    assert environ.get("PYTHONMALLOC") == (given or "malloc")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's allocator: Linux only")
+def test_only_serve_is_started_again():
+    from vttbridge.adapters.bridge.launch import wants_malloc
+
+    assert wants_malloc(["serve", "--port", "0"], {})
+    assert not wants_malloc(["serve"], {"PYTHONMALLOC": "pymalloc"})
+    assert not wants_malloc(["world", "list"], {})
+    assert not wants_malloc([], {})
