@@ -277,7 +277,7 @@ default is 5 ms). One thread runs Python at a time: a callback in a busy loop wo
 hold the event loop's thread back 5 ms at each of its turns (every read, write and commit),
 which costs the other worlds tens of milliseconds an event; at 0.5 ms a few."""
 _running_elsewhere = 0
-_default_interval = sys.getswitchinterval()
+_interval_before = sys.getswitchinterval()  # what the interval goes back to
 
 
 class CallbackThread:
@@ -295,9 +295,11 @@ class CallbackThread:
         self.name = name
         self.idle = idle
         self.left_behind = 0
+        """Callbacks this world stopped waiting for (their threads may still be in a call)."""
         self.busy = False
         """A callback of the world runs in the thread now (read the world only when not)."""
-        """Callbacks this world stopped waiting for (their threads may still be in a call)."""
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._jobs: queue.SimpleQueue[Callable[[], None] | None] | None = None
         self._lock = threading.Lock()
 
@@ -319,12 +321,14 @@ class CallbackThread:
             with contextlib.suppress(RuntimeError):  # the loop is gone (the process stops)
                 loop.call_soon_threadsafe(_settle, done)
 
-        global _running_elsewhere
-        if not _running_elsewhere:
-            sys.setswitchinterval(min(SWITCH_INTERVAL, _default_interval))
+        global _running_elsewhere, _interval_before
+        if not _running_elsewhere:  # the interval the server set (serve sets 1 ms) comes back
+            _interval_before = sys.getswitchinterval()
+            sys.setswitchinterval(min(SWITCH_INTERVAL, _interval_before))
         _running_elsewhere += 1
         jobs = self._submit(job)
         self.busy = True
+        self._idle.clear()
         try:
             await asyncio.wait_for(asyncio.shield(done), budget + GRACE)
         except TimeoutError:
@@ -342,10 +346,15 @@ class CallbackThread:
             )
         finally:
             self.busy = False
+            self._idle.set()
             _running_elsewhere -= 1
             if not _running_elsewhere:
-                sys.setswitchinterval(_default_interval)
+                sys.setswitchinterval(_interval_before)
         return guard
+
+    async def until_idle(self) -> None:
+        """Return once no callback of the world runs in the thread."""
+        await self._idle.wait()
 
     def close(self) -> None:
         """End the thread once it is idle."""

@@ -4,7 +4,6 @@ page, the companions' downloads)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +100,7 @@ class HttpApi:
             )
         callbacks = local.runtime.callbacks
         while callbacks is not None and callbacks.busy:  # a script changes the world now
-            await asyncio.sleep(0.01)
+            await callbacks.until_idle()
         return 200, local.state()
 
     async def _index(self, request: web.Request) -> web.Response:

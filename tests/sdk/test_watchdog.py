@@ -191,3 +191,25 @@ async def test_an_async_condition_whose_step_never_awaits_is_stopped(tmp_path: P
         assert any(("stuck.py:6" in g or "stuck.py:7" in g) and "stopped" in g for g in gm), gm
         await w.send(TokenUpdated(token="t", name="Still here"))  # the world goes on
         assert w.world.tokens["t"].name == "Still here"
+
+
+async def test_a_callback_thread_gives_back_the_switch_interval_it_found():
+    """While a callback runs in a world's thread the interval is short; after, it is what the
+    server had set (``serve`` sets 1 ms), not Python's default."""
+    import sys
+
+    from vttbridge.sdk.watchdog import SWITCH_INTERVAL, CallbackThread
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.001)
+    thread = CallbackThread("w")
+    seen: list[float] = []
+    try:
+        guard = await thread.call(lambda: seen.append(sys.getswitchinterval()), (), 1.0, ())
+        assert guard.error is None and seen == [SWITCH_INTERVAL]
+        assert sys.getswitchinterval() == 0.001
+        assert not thread.busy
+        await asyncio.wait_for(thread.until_idle(), 1)
+    finally:
+        thread.close()
+        sys.setswitchinterval(before)
