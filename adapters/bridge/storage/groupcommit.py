@@ -191,9 +191,9 @@ class GroupCommit:
             self._next_turn.cancel()
             self._next_turn = None
         if self._lazy:
-            if self._lazy_due is not None:
-                self._lazy_due.cancel()
-                self._lazy_due = None
+            # Its timer is left to find nothing to do, not cancelled: a writer's close() flushes
+            # from another thread, and a loop's timer (uvloop's) is not to be touched there.
+            self._lazy_due = None
             self._buf[:0], self._lazy = self._lazy, []
         if not self._buf:
             return
