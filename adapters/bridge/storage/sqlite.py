@@ -435,7 +435,8 @@ class SqliteWriter(GroupCommit):
     steps: the thread copies what is there while the writer goes on (tens of milliseconds
     under load), until what the writer added meanwhile is small; only then does the loop hold
     the next batches back (their acks wait; the loop does not) while the thread copies that
-    tail (5-30 ms under load); the first commit after restarts the WAL."""
+    tail (5-30 ms under load, nearly all of it the fsyncs that must come before the WAL
+    restarts); the first commit after restarts the WAL."""
 
     MAX_BATCH = 5000
 
