@@ -38,9 +38,7 @@ class _Kept(NamedTuple):
     body: str
 
     def message(self) -> Message:
-        msg: Message = {"seq": self.seq, "op": self.op}
-        msg.update(pydantic_core.from_json(self.body))
-        return msg
+        return _message(self.seq, self.op, pydantic_core.from_json(self.body))
 
 
 def message(seq: int, cmd: Command) -> Message:
@@ -61,9 +59,14 @@ def row_body(msg: Message) -> str:
 
 def from_row(row: LogRow) -> Message:
     """The wire message a command's log row holds."""
-    msg: Message = {"seq": row.seq, "op": row.name, "data": row.body.get("data", {})}
-    if row.body.get("options") is not None:
-        msg["options"] = row.body["options"]
+    return _message(row.seq, row.name, row.body)
+
+
+def _message(seq: int, op: str, body: dict[str, Any]) -> Message:
+    """The wire message of command ``seq``, ``op`` from its body (:func:`row_body`)."""
+    msg: Message = {"seq": seq, "op": op, "data": body.get("data", {})}
+    if body.get("options") is not None:
+        msg["options"] = body["options"]
     return msg
 
 

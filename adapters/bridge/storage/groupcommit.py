@@ -153,25 +153,25 @@ class GroupCommit:
         self._lazy.append((op, params))
         if self._lazy_due is not None or self._next_turn is not None:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._flush()
-            return
-        self._loop = loop
-        self._lazy_due = loop.call_later(self.LAZY_SECONDS, self._flush)
+        if (loop := self._producers_loop()) is not None:
+            self._lazy_due = loop.call_later(self.LAZY_SECONDS, self._flush)
 
     def _add(self, item: Any) -> None:
         self._buf.append(item)
         if self._next_turn is not None:
             return
+        if (loop := self._producers_loop()) is not None:
+            self._next_turn = loop.call_soon(self._turn_passed, loop, 1, len(self._buf) - 1)
+
+    def _producers_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The running event loop; with none, what is queued is committed now (no turn to
+        wait for) and None is returned."""
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # used outside an event loop: no turn to wait for
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
             self._flush()
-            return
-        self._loop = loop
-        self._next_turn = loop.call_soon(self._turn_passed, loop, 1, len(self._buf) - 1)
+            return None
+        return self._loop
 
     def _turn_passed(self, loop: asyncio.AbstractEventLoop, turns: int, before: int) -> None:
         # Group commit. Commit once a turn of the loop has queued nothing, or after

@@ -407,6 +407,14 @@ _REHASH = {
 
 
 @dataclass(frozen=True)
+class _CatchUp:
+    """The checkpoint thread's job: copy the WAL beside the writer of ``loop``, then have it
+    hold its batches back for the tail (:class:`_Tail`)."""
+
+    loop: asyncio.AbstractEventLoop
+
+
+@dataclass(frozen=True)
 class _Tail:
     """The checkpoint thread's job: copy the WAL's tail while the batches of ``loop`` wait."""
 
@@ -549,15 +557,16 @@ class SqliteWriter(GroupCommit):
             before = copied
 
     def _checkpoint_loop(self, path: str | Path) -> None:
-        """Checkpoint when told; for a loop (the writer holds its batches meanwhile): catch
-        up, then tell the loop to commit them."""
+        """Checkpoint when told (``True``); catch the WAL up for a :class:`_CatchUp`, copy its
+        tail for a :class:`_Tail` and tell the loop to commit the batches it held; end at
+        ``None``."""
         conn = connect(path)
         try:
             while (job := self._checkpoints.get()) is not None:
-                if isinstance(job, asyncio.AbstractEventLoop):  # the writer goes on
+                if isinstance(job, _CatchUp):  # the writer goes on
                     self._copy_beside_writer(conn)
                     with contextlib.suppress(RuntimeError):  # the loop is closed: close()
-                        job.call_soon_threadsafe(self._hold, job)
+                        job.loop.call_soon_threadsafe(self._hold, job.loop)
                     continue
                 if isinstance(job, _Tail):  # the batches are held
                     for _ in range(20):  # busy only while another checkpoint ends
@@ -587,7 +596,7 @@ class SqliteWriter(GroupCommit):
             self._behind = False
             if not self._catching_up:
                 self._catching_up = True
-                self._checkpoints.put(loop)
+                self._checkpoints.put(_CatchUp(loop))
             return
         self._behind = not self._catch_up(conn)
         if not self._behind:
