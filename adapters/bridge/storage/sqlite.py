@@ -441,7 +441,8 @@ class SqliteWriter(GroupCommit):
     never complete when the writer begins its next commit, so the WAL would never restart
     (300 MB in a minute of a benchmark). Past :attr:`WAL_LIMIT` frames it is caught up in two
     steps: the thread copies what is there while the writer goes on (tens of milliseconds
-    under load), until what the writer added meanwhile is small; only then does the loop hold
+    under load), until what the writer added meanwhile is small (or, on a machine too loaded
+    for that copy to keep up, until the WAL is twice the limit); only then does the loop hold
     the next batches back (their acks wait; the loop does not) while the thread copies that
     tail (5-30 ms under load, nearly all of it the fsyncs that must come before the WAL
     restarts); the first commit after restarts the WAL."""
@@ -461,6 +462,7 @@ class SqliteWriter(GroupCommit):
         self._page = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
         self._behind = False  # the WAL is past WAL_LIMIT and not caught up yet
         self._catching_up = False  # the checkpoint thread is catching the WAL up
+        self._copy_queued = False  # a checkpoint is queued and not yet begun (one at most)
         self._held: list[list[Any]] | None = None  # batches held while the WAL is caught up
         if not self.inline:
             self._thread = threading.Thread(target=self._run, name="vttbridge-writer", daemon=True)
@@ -518,11 +520,20 @@ class SqliteWriter(GroupCommit):
     holds the next acks for up to ~100 ms under load: at 16 MB that came every few seconds of
     100 busy clients and doubled their p99 (91 against 50 ms, side by side)."""
 
-    def _wal_too_long(self) -> bool:
+    def _wal_too_long(self, limits: int = 1) -> bool:
+        """The WAL is past ``limits`` times :attr:`WAL_LIMIT`."""
         try:
-            return self._wal.stat().st_size > self.WAL_LIMIT * (self._page + 24)  # frames
+            return self._wal.stat().st_size > limits * self.WAL_LIMIT * (self._page + 24)
         except OSError:
             return False
+
+    def _copy_later(self) -> None:
+        """Have the checkpoint thread copy the WAL, unless a copy is queued already (a thread
+        that lags behind the commits would otherwise have a queue of them, and the catch-up
+        would wait behind it)."""
+        if not self._copy_queued:
+            self._copy_queued = True
+            self._checkpoints.put(True)
 
     TAIL_FRAMES = 1000
     """A copy of the WAL beside the writer that copied fewer frames than this took a few
@@ -576,6 +587,7 @@ class SqliteWriter(GroupCommit):
                     with contextlib.suppress(RuntimeError):
                         job.loop.call_soon_threadsafe(self._release)
                     continue
+                self._copy_queued = False
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error as e:  # retried at the next one; the WAL just grows
@@ -589,7 +601,7 @@ class SqliteWriter(GroupCommit):
         the writer's thread (or with no loop), by the writer itself."""
         if not self._wal_too_long():
             self._behind = False
-            self._checkpoints.put(True)
+            self._copy_later()
             return
         loop = self._loop
         if self.inline and loop is not None and loop.is_running():
@@ -597,10 +609,14 @@ class SqliteWriter(GroupCommit):
             if not self._catching_up:
                 self._catching_up = True
                 self._checkpoints.put(_CatchUp(loop))
+            elif self._held is None and self._wal_too_long(2):
+                # the copy beside the writer does not keep up (a loaded machine): hold the
+                # batches now, as the tail's copy will
+                self._held = []
             return
         self._behind = not self._catch_up(conn)
         if not self._behind:
-            self._checkpoints.put(True)
+            self._copy_later()
 
     def _run(self) -> None:
         stop = False
