@@ -296,9 +296,7 @@ class CallbackThread:
         self.idle = idle
         self.left_behind = 0
         """Callbacks this world stopped waiting for (their threads may still be in a call)."""
-        self.busy = False
-        """A callback of the world runs in the thread now (read the world only when not)."""
-        self._idle = asyncio.Event()
+        self._idle = asyncio.Event()  # set while no callback of the world runs
         self._idle.set()
         self._jobs: queue.SimpleQueue[Callable[[], None] | None] | None = None
         self._lock = threading.Lock()
@@ -327,7 +325,6 @@ class CallbackThread:
             sys.setswitchinterval(min(SWITCH_INTERVAL, _interval_before))
         _running_elsewhere += 1
         jobs = self._submit(job)
-        self.busy = True
         self._idle.clear()
         try:
             await asyncio.wait_for(asyncio.shield(done), budget + GRACE)
@@ -345,12 +342,16 @@ class CallbackThread:
                 self.name,
             )
         finally:
-            self.busy = False
             self._idle.set()
             _running_elsewhere -= 1
             if not _running_elsewhere:
                 sys.setswitchinterval(_interval_before)
         return guard
+
+    @property
+    def busy(self) -> bool:
+        """A callback of the world runs in the thread now (read the world only when not)."""
+        return not self._idle.is_set()
 
     async def until_idle(self) -> None:
         """Return once no callback of the world runs in the thread."""
