@@ -589,12 +589,17 @@ async def main() -> None:
 def start_baseline(python: str, db: Path, extra: list[str]) -> tuple[subprocess.Popen, str]:
     """``vttbridge serve`` by another interpreter (``--baseline``), run from the checkout its
     vttbridge is installed from (its tests' MiniTable, its package metadata), not this one."""
+    return start(serve_cmd(db, extra, python=python), root=checkout_of(python))
+
+
+def checkout_of(python: str) -> Path:
+    """The checkout the vttbridge of another interpreter is installed from (editable)."""
     where = subprocess.run(
         [python, "-c", "import pathlib, vttbridge.adapters as a; "
          "print(pathlib.Path(a.__file__).resolve().parents[1])"],
         cwd="/", capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
-    return start(serve_cmd(db, extra, python=python), root=Path(where))
+    return Path(where)
 
 
 def node_echo() -> list[str] | None:
