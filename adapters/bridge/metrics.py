@@ -11,12 +11,19 @@ share a count). What is counted, all prefixed ``vttbridge_``:
 - ``worlds_loaded``, ``connections{kind}``: worlds in memory; VTT clients and dashboards;
 - ``commit_seconds``, ``commit_failures_total``: the database's group commits;
 - ``lease_changes_total{change}``: world leases acquired, released, lost.
+
+The counts of every event and commit are kept as plain numbers (:class:`Counts`) and read by
+prometheus_client at each scrape, as a custom collector: its own counters take a lock for each
+increment, and a move made seven of them (measured: 2.5 % of the instructions of a move under
+full load). Each of those numbers has one writer (the event loop; the commit's thread with
+``durability="full"``), so no lock is needed.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from vttbridge.adapters.bridge.protocol import Ack
@@ -31,12 +38,77 @@ MISSING = (
 ACK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
+class Histogram:
+    """Observations counted by bucket (:data:`ACK_BUCKETS`, then +Inf) with their sum."""
+
+    __slots__ = ("counts", "sum")
+
+    def __init__(self) -> None:
+        self.counts = [0] * (len(ACK_BUCKETS) + 1)
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect_left(ACK_BUCKETS, value)] += 1  # the first bound >= value: "le"
+        self.sum += value
+
+    def buckets(self) -> list[tuple[str, float]]:
+        """Cumulative counts by upper bound, as the exposition has them."""
+        out, total = [], 0
+        for bound, n in zip((*map(str, ACK_BUCKETS), "+Inf"), self.counts, strict=True):
+            total += n
+            out.append((bound, total))
+        return out
+
+
+class Counts:
+    """What every event and commit adds to, read at each scrape (a prometheus_client custom
+    collector: :meth:`collect`)."""
+
+    def __init__(self) -> None:
+        self.events: dict[tuple[str, str], int] = {}
+        self.refusals: dict[str, int] = {}
+        self.ack: dict[str, Histogram] = {}
+        self.commit = Histogram()
+        self.commit_failures = 0
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+
+        events = CounterMetricFamily(
+            "vttbridge_events", "VTT events answered", labels=["adapter", "outcome"]
+        )
+        for (adapter, outcome), n in list(self.events.items()):
+            events.add_metric([adapter, outcome], n)
+        yield events
+        refusals = CounterMetricFamily(
+            "vttbridge_refusals", "Events refused, by error code", labels=["code"]
+        )
+        for code, n in list(self.refusals.items()):
+            refusals.add_metric([code], n)
+        yield refusals
+        ack = HistogramMetricFamily(
+            "vttbridge_ack_seconds",
+            "Seconds from an event's arrival to its ack",
+            labels=["adapter"],
+        )
+        for adapter, hist in list(self.ack.items()):
+            ack.add_metric([adapter], hist.buckets(), hist.sum)
+        yield ack
+        commit = HistogramMetricFamily("vttbridge_commit_seconds", "Seconds a group commit took")
+        commit.add_metric([], self.commit.buckets(), self.commit.sum)
+        yield commit
+        yield CounterMetricFamily(
+            "vttbridge_commit_failures", "Group commits that failed", value=self.commit_failures
+        )
+
+
 class Metrics:
     """The bridge's metrics; every method does nothing when they are off (:attr:`on`)."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.on = False
         self.registry: Any = None
+        self.counts = Counts()
         if not enabled:
             return
         try:
@@ -47,26 +119,7 @@ class Metrics:
         self.on = True
         self._prom = prom
         reg = self.registry = prom.CollectorRegistry()
-        self._events = prom.Counter(
-            "vttbridge_events", "VTT events answered", ["adapter", "outcome"], registry=reg
-        )
-        self._refusals = prom.Counter(
-            "vttbridge_refusals", "Events refused, by error code", ["code"], registry=reg
-        )
-        self._ack = prom.Histogram(
-            "vttbridge_ack_seconds",
-            "Seconds from an event's arrival to its ack",
-            ["adapter"],
-            buckets=ACK_BUCKETS,
-            registry=reg,
-        )
-        self._commit = prom.Histogram(
-            "vttbridge_commit_seconds", "Seconds a group commit took", buckets=ACK_BUCKETS,
-            registry=reg,
-        )  # fmt: skip
-        self._commit_failures = prom.Counter(
-            "vttbridge_commit_failures", "Group commits that failed", registry=reg
-        )
+        reg.register(self.counts)
         self._leases = prom.Counter(
             "vttbridge_lease_changes", "World leases acquired, released or lost", ["change"],
             registry=reg,
@@ -75,30 +128,27 @@ class Metrics:
         self._connections = prom.Gauge(
             "vttbridge_connections", "Open connections", ["kind"], registry=reg
         )
-        # each event's counter and histogram, by adapter (labels() looks them up under a lock)
-        self._answered: dict[tuple[str, bool], tuple[Any, Any]] = {}
 
     def answered(self, adapter: str, ack: Ack, seconds: float) -> None:
         if not self.on:
             return
+        counts = self.counts
         ok = ack.get("ok") is True
-        pair = self._answered.get((adapter, ok))
-        if pair is None:
-            pair = self._answered[(adapter, ok)] = (
-                self._events.labels(adapter, "ok" if ok else "refused"),
-                self._ack.labels(adapter),
-            )
-        pair[0].inc()
-        pair[1].observe(seconds)
+        key = (adapter, "ok" if ok else "refused")
+        counts.events[key] = counts.events.get(key, 0) + 1
+        hist = counts.ack.get(adapter)
+        if hist is None:
+            hist = counts.ack[adapter] = Histogram()
+        hist.observe(seconds)
         if not ok:
-            code = (ack.get("error") or {}).get("code")
-            self._refusals.labels(str(code or "unknown")).inc()
+            code = str((ack.get("error") or {}).get("code") or "unknown")
+            counts.refusals[code] = counts.refusals.get(code, 0) + 1
 
     def committed(self, seconds: float, failed: bool) -> None:
         if self.on:
-            self._commit.observe(seconds)
+            self.counts.commit.observe(seconds)
             if failed:
-                self._commit_failures.inc()
+                self.counts.commit_failures += 1
 
     def lease_changed(self, change: str) -> None:
         if self.on:
