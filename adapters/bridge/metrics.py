@@ -53,7 +53,8 @@ class Histogram:
 
     def buckets(self) -> list[tuple[str, float]]:
         """Cumulative counts by upper bound, as the exposition has them."""
-        out, total = [], 0
+        out: list[tuple[str, float]] = []
+        total = 0
         for bound, n in zip((*map(str, ACK_BUCKETS), "+Inf"), self.counts, strict=True):
             total += n
             out.append((bound, total))
