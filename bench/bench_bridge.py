@@ -372,6 +372,26 @@ the same few milliseconds every three seconds, a wave no host sees, which alone 
 burst's p99 by a third (70 against 48-53 ms, side by side)."""
 
 
+def table_event(eid: str, i: int, turns: bool) -> tuple[str, dict]:
+    """A client's ``i``-th event: a token move back or forth, or with ``turns`` one of the
+    two ``nextTurn`` that pass the turn round after every :data:`TURN_EVERY` moves."""
+    if turns and i % (TURN_EVERY + 2) >= TURN_EVERY:
+        return "nextTurn", {"id": eid}
+    return "tokenMoved", {"id": eid, "token": "t0", "x": 100 * (i % 2), "y": 300}
+
+
+async def table_clients(
+    session: aiohttp.ClientSession, url: str, worlds: list[str], world_keys: dict[str, str]
+) -> list[RawClient]:
+    """A client connected to each world, with its key (the echo takes any)."""
+    clients = []
+    for w in worlds:
+        c = RawClient(session, url)
+        await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
+        clients.append(c)
+    return clients
+
+
 async def closed_loop(
     clients: list[RawClient], seconds: float, warmup: float = 0.5, turns: bool = False
 ) -> dict:
@@ -392,11 +412,7 @@ async def closed_loop(
         i = 2 * (ci * (TURN_EVERY + 2) // (2 * len(clients)))
         while True:
             i += 1
-            event, payload = "tokenMoved", {
-                "id": f"{run}-{ci}-{i}", "token": "t0", "x": 100 * (i % 2), "y": 300
-            }  # fmt: skip
-            if turns and i % (TURN_EVERY + 2) >= TURN_EVERY:
-                event, payload = "nextTurn", {"id": f"{run}-{ci}-{i}"}
+            event, payload = table_event(f"{run}-{ci}-{i}", i, turns)
             t0 = time.perf_counter()
             ack = await c.call(event, payload)
             t1 = time.perf_counter()
@@ -432,11 +448,7 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
     views the dashboards got, with ``dashboards``: one page watching each world)."""
     # no cap on connections: 100 clients and 100 pages are over aiohttp's default of 100
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-        clients = []
-        for w in worlds:
-            c = RawClient(session, url)
-            await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
-            clients.append(c)
+        clients = await table_clients(session, url, worlds, world_keys)
         pages = []
         for w in worlds if bridge and dashboards else ():
             page = RawClient(session, url, "/dashboard")

@@ -123,11 +123,7 @@ async def drive(url: str, worlds: list[str], world_keys: dict[str, str], bridge:
                 pid: int, events: int) -> int:  # fmt: skip
     """Connect a client per world, warm up, count ``events`` per client; events counted."""
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-        clients = []
-        for w in worlds:
-            c = bb.RawClient(session, url)
-            await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": bb.CLIENT})
-            clients.append(c)
+        clients = await bb.table_clients(session, url, worlds, world_keys)
         if bridge:
             for c in clients:
                 await bb.start_combat(c)
@@ -135,12 +131,7 @@ async def drive(url: str, worlds: list[str], world_keys: dict[str, str], bridge:
 
         async def loop(ci: int, c: bb.RawClient, n: int, tag: str) -> None:
             for i in range(1, n + 1):
-                eid = f"{run}{tag}-{ci}-{i}"
-                event, payload = "tokenMoved", {"id": eid, "token": "t0", "x": 100 * (i % 2),
-                                                "y": 300}  # fmt: skip
-                if bridge and i % (bb.TURN_EVERY + 2) >= bb.TURN_EVERY:
-                    event, payload = "nextTurn", {"id": eid}
-                ack = await c.call(event, payload)
+                ack = await c.call(*bb.table_event(f"{run}{tag}-{ci}-{i}", i, bridge))
                 if not ack.get("ok"):
                     raise RuntimeError(f"refused: {ack}")
 
