@@ -115,6 +115,10 @@ USES: tuple[PrivateUse, ...] = (
     PrivateUse("python-engineio", "engineio.AsyncServer", "_async", "key", "websocket.py",
                "the websocket class of the aiohttp driver: the bridge's own loop (speed)",
                ("websocket",)),
+    PrivateUse("python-engineio", "engineio.AsyncServer", "handlers", "attribute",
+               "websocket.py", "socket.io's message handler (handlers['message']), which the "
+               "bridge's loop calls for each message (engineio's receive would make a "
+               "coroutine around each call, and inspect the handler first: speed)", ("dict",)),
     PrivateUse("python-engineio", "engineio.AsyncServer", "sockets", "attribute",
                "packets.py, sockets.py", "the engine.io socket of a connection, to close it",
                ("dict",)),
@@ -142,7 +146,7 @@ USES: tuple[PrivateUse, ...] = (
                    why, (kind,))
         for name, kind, why in (
             ("queue", "Queue", "the packets to send: the bridge's writer takes them (None: "
-             "the end)"),
+             "the end); on the websocket, the bridge's Outbox takes its place and its packets"),
             ("connected", "bool", "whether the socket is on long-polling already"),
             ("upgrading", "bool", "holds the long-polling sends during the upgrade"),
             ("upgraded", "bool", "the socket is on the websocket"),
@@ -323,8 +327,11 @@ class ParserWrappingResponse(web.WebSocketResponse):
         super().__init__(**kw)
         self.wrap = wrap
         self.wrapper: Any = None
+        self.transport: asyncio.Transport | None = None
+        """The connection's transport, once prepared (``request.transport``)."""
 
     def _post_start(self, request: Any, protocol: Any, writer: Any) -> None:
+        self.transport = request.transport
         proto = request.protocol
         tail = b""
         if self.wrap is not None and hasattr(proto, "_message_tail"):
