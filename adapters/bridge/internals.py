@@ -146,7 +146,7 @@ USES: tuple[PrivateUse, ...] = (
                    why, (kind,))
         for name, kind, why in (
             ("queue", "Queue", "the packets to send: the bridge's writer takes them (None: "
-             "the end); on the websocket, the bridge's Outbox takes its place and its packets"),
+             "the end)"),
             ("connected", "bool", "whether the socket is on long-polling already"),
             ("upgrading", "bool", "holds the long-polling sends during the upgrade"),
             ("upgraded", "bool", "the socket is on the websocket"),
@@ -327,11 +327,8 @@ class ParserWrappingResponse(web.WebSocketResponse):
         super().__init__(**kw)
         self.wrap = wrap
         self.wrapper: Any = None
-        self.transport: asyncio.Transport | None = None
-        """The connection's transport, once prepared (``request.transport``)."""
 
     def _post_start(self, request: Any, protocol: Any, writer: Any) -> None:
-        self.transport = request.transport
         proto = request.protocol
         tail = b""
         if self.wrap is not None and hasattr(proto, "_message_tail"):

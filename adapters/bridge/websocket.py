@@ -7,10 +7,9 @@ the chat command and the client's ack of it) paid that four times: about 25 us o
 155 us of CPU (``bench/bench_bridge.py``). :func:`serve` serves the same engine.io
 protocol (the upgrade from long-polling, the read timeout of ping interval + ping timeout,
 the size limit, the close), reading and writing in the connection's own two tasks, with one
-timer per connection that is only rearmed when it fires. Each message goes straight to
-socket.io's handler, and a packet sent while the writer is idle is written by the task that
-sends it (:class:`Outbox`): together 6 % of the instructions of a bench move
-(``bench/bench_instructions.py``, 717k to 673k at 10 clients).
+timer per connection that is only rearmed when it fires, and hands each message straight to
+socket.io's handler (3 % of the instructions of a bench move, ``bench/
+bench_instructions.py``).
 
 It plugs in as the aiohttp driver's ``websocket`` class (:func:`install`, through
 ``internals.py``, which names what that takes of engineio and aiohttp); everything else
@@ -310,8 +309,7 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse, bad_input: BadInput) 
             s.connected = True
             s.upgraded = True
 
-        s.queue = outbox = Outbox.taking_over(s.queue, ws)
-        writer = asyncio.create_task(outbox.run(s.sid))
+        writer = asyncio.create_task(_write(s, ws))
         # socket.io's handler, called here for each message: engineio's receive would make
         # a coroutine around each call and look at the handler with inspect first
         on_message = server.handlers.get("message")
@@ -377,79 +375,15 @@ def decode(message: str | bytes) -> packet.Packet:
 _CONTROL = frozenset("12356")  # the packet types a client sends besides MESSAGE
 
 
-class Outbox(asyncio.Queue):
-    """A socket's packets to send once it is on the websocket (it takes the place of
-    engineio's queue, whose ``send`` puts them here; None ends :meth:`run`, the writer).
-
-    A packet put while the writer waits for one, none queued, is written at once by the task
-    that puts it (the reader answering an event, a world sending a command), when that
-    cannot make it wait: what was written before has left (the transport's buffer is empty)
-    and the frame is small, so aiohttp finds nothing to wait for. No wake-up of the writer,
-    and an ack leaves in the turn of the loop that made it. Else it queues for the writer, so
-    a client that reads slowly holds up its writer only, as before. The order holds: a
-    packet is written (or queued) before its ``put`` awaits anything, and while the writer
-    has packets, later ones queue behind them."""
-
-    DIRECT_MAX = 16384
-    """Bytes of the largest frame written directly: a quarter of the transport's high-water
-    mark (64 KiB in asyncio and uvloop), which is what pauses a transport and makes a send
-    wait."""
-
-    def __init__(self, ws: web.WebSocketResponse) -> None:
-        super().__init__()
-        self.ws = ws
-        self.transport: asyncio.Transport | None = getattr(ws, "transport", None)
-        self.waiting = False
-        """The writer waits for a packet."""
-
-    @classmethod
-    def taking_over(cls, queue: asyncio.Queue, ws: web.WebSocketResponse) -> Outbox:
-        """An outbox for ``ws`` with what ``queue`` holds (marked done there)."""
-        out = cls(ws)
-        while not queue.empty():
-            out.put_nowait(queue.get_nowait())
+async def _write(s: AsyncSocket, ws: web.WebSocketResponse) -> None:
+    """Send the socket's queued packets until ``None``, then close the websocket."""
+    queue = s.queue
+    try:
+        while (pkt := await queue.get()) is not None:
             queue.task_done()
-        return out
-
-    async def put(self, item: packet.Packet | None) -> None:
-        transport = self.transport
-        if (
-            item is not None
-            and self.waiting
-            and self.empty()
-            and transport is not None
-            and not transport.get_write_buffer_size()
-        ):
-            data = item.encode()
-            if len(data) <= self.DIRECT_MAX:
-                try:
-                    await (
-                        self.ws.send_bytes(data)
-                        if isinstance(data, bytes)
-                        else self.ws.send_str(data)
-                    )
-                except Exception:  # the client is gone: the writer closes
-                    log.debug("websocket send failed", exc_info=True)
-                    self.put_nowait(None)
-                return
-        await super().put(item)
-
-    async def get(self) -> packet.Packet | None:
-        self.waiting = True
-        try:
-            return await super().get()
-        finally:
-            self.waiting = False
-
-    async def run(self, sid: str) -> None:
-        """The writer: send the queued packets until ``None``, then close the websocket."""
-        ws = self.ws
-        try:
-            while (pkt := await self.get()) is not None:
-                self.task_done()
-                data = pkt.encode()
-                await (ws.send_bytes(data) if isinstance(data, bytes) else ws.send_str(data))
-            self.task_done()
-        except Exception:  # the client is gone mid-send
-            log.debug("%s: websocket send failed", sid, exc_info=True)
-        await ws.close()
+            data = pkt.encode()
+            await (ws.send_bytes(data) if isinstance(data, bytes) else ws.send_str(data))
+        queue.task_done()
+    except Exception:  # the client is gone mid-send
+        log.debug("%s: websocket send failed", s.sid, exc_info=True)
+    await ws.close()
