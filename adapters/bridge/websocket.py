@@ -316,15 +316,8 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse, bad_input: BadInput) 
         while True:
             try:
                 message = await reader.read()
-                if on_message is not None and type(message) is str and message[:1] == "4":
-                    try:
-                        await on_message(s.sid, message[1:])
-                    except engineio.exceptions.SocketIsClosedError:
-                        break
-                    except Exception:  # one bad packet must not end the connection
-                        log.exception("%s: error handling a packet", s.sid)
-                    continue
-                pkt = decode(message)
+                is_message = on_message is not None and type(message) is str and message[:1] == "4"
+                pkt = None if is_message else decode(message)
             except _Closed as e:
                 log.debug("%s: websocket ends: %s", s.sid, e)
                 break
@@ -336,7 +329,10 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse, bad_input: BadInput) 
             except asyncio.CancelledError:  # the server stops: close as engineio does
                 break
             try:
-                await s.receive(pkt)
+                if pkt is None:
+                    await on_message(s.sid, message[1:])
+                else:
+                    await s.receive(pkt)
             except engineio.exceptions.UnknownPacketError:
                 pass
             except engineio.exceptions.SocketIsClosedError:
