@@ -8,7 +8,7 @@ the chat command and the client's ack of it) paid that four times: about 25 us o
 protocol (the upgrade from long-polling, the read timeout of ping interval + ping timeout,
 the size limit, the close), reading and writing in the connection's own two tasks, with one
 timer per connection that is only rearmed when it fires, and hands each message straight to
-socket.io's handler (3 % of the instructions of a bench move, ``bench/
+socket.io's handler (4-5 % of the instructions of a bench move, ``bench/
 bench_instructions.py``).
 
 It plugs in as the aiohttp driver's ``websocket`` class (:func:`install`, through
@@ -311,7 +311,8 @@ async def serve(s: AsyncSocket, ws: web.WebSocketResponse, bad_input: BadInput) 
 
         writer = asyncio.create_task(_write(s, ws))
         # socket.io's handler, called here for each message: engineio's receive would make
-        # a coroutine around each call and look at the handler with inspect first
+        # a coroutine around each call and look at the handler with inspect first. A message
+        # the gate cut (OversizedText, a str subclass) goes through decode, which keeps its size.
         on_message = server.handlers.get("message")
         while True:
             try:
