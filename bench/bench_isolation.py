@@ -21,6 +21,14 @@ The same load runs in alternating windows, in one server:
 The figure: the other worlds' p99 in ``sleep`` against ``quiet``; the target is at most 1.5x
 plus 10 ms. ``spin`` is printed beside it: a busy loop shares the interpreter's lock with
 the server's thread (one Python thread runs at a time), which a blocking call does not.
+
+Tables leaving (``--part leaving``): the same playing worlds beside ``--idle`` further worlds
+of 50 tokens each (a host's other tables), whose clients stay connected and silent in the
+``quiet`` windows, and in the ``leaving`` windows leave one after another, spread over the
+window, as tables end their evening: each of those worlds is snapshotted and put to sleep
+(``--sleep-after 1``, ``--snapshot-quiet 1``) while the others play, and wakes again at the
+next round's connect.
+The figure: the playing worlds' max and p99 in ``leaving`` against ``quiet``.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from bench_bridge import (  # noqa: E402
     CLIENT,
     RawClient,
     make_worlds,
+    scene_payload,
     serve_cmd,
     start,
     start_combat,
@@ -154,16 +163,86 @@ async def run(worlds: int, rate: float, seconds: float, rounds: int) -> dict[str
                     await c.close()
         finally:
             stop(proc)
-    out = {}
-    for kind, lat in found.items():
-        out[kind] = {
+    return summary(found, blocked)
+
+
+def summary(found: dict[str, list[float]], blocked: dict[str, int]) -> dict[str, dict[str, float]]:
+    return {
+        kind: {
             "n": len(lat),
             "p50": statistics.median(lat),
             "p99": pct(lat, 0.99),
             "max": max(lat),
             "blocked": blocked.get(kind, 0),
         }
-    return out
+        for kind, lat in found.items()
+    }
+
+
+async def leaving(
+    worlds: int, idle: int, rate: float, seconds: float, rounds: int
+) -> dict[str, dict[str, float]]:
+    """The playing worlds' latencies while ``idle`` other tables sit connected (``quiet``)
+    and while they leave one by one and their worlds fall asleep (``leaving``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "leaving.sqlite3"
+        names = [f"w{i}" for i in range(worlds)]
+        idle_names = [f"idle{i:04d}" for i in range(idle)]
+        world_keys = make_worlds(db, [*names, *idle_names])
+        proc, url = start(serve_cmd(db, ["--snapshot-quiet", "1"], sleep_after=1))
+        found: dict[str, list[float]] = {"quiet": [], "leaving": []}
+        try:
+            connector = aiohttp.TCPConnector(limit=0)  # a websocket each: no pool's limit
+            async with aiohttp.ClientSession(connector=connector) as session:
+                players = []
+                for name in names:
+                    c = RawClient(session, url)
+                    await c.connect({"world": name, "key": world_keys[name], "client": CLIENT})
+                    await start_combat(c)
+                    players.append(c)
+                await fixed_rate(players, rate, 1.0, "warmup")
+                sem = asyncio.Semaphore(20)
+
+                async def arrive(name: str, r: int) -> RawClient:
+                    async with sem:
+                        c = RawClient(session, url)
+                        auth = {"world": name, "key": world_keys[name], "client": CLIENT}
+                        await c.connect(auth)
+                        ack = await c.call("snapshot", scene_payload(50, f"scene{r}"))
+                        assert ack["ok"], ack
+                        return c
+
+                async def leave(tables: list[RawClient]) -> None:
+                    for c in tables:
+                        await c.close()
+                        await asyncio.sleep(seconds / 2 / len(tables))
+
+                for r in range(rounds):
+                    tables = await asyncio.gather(*(arrive(n, r) for n in idle_names))
+                    await asyncio.sleep(2.0)  # each table's world snapshotted once quiet
+                    found["quiet"] += await fixed_rate(players, rate, seconds, f"quiet{r}")
+                    gone = asyncio.ensure_future(leave(list(tables)))
+                    found["leaving"] += await fixed_rate(players, rate, seconds, f"leave{r}")
+                    await gone
+                    await asyncio.sleep(2.0)  # the last ones asleep
+                for c in players:
+                    await c.close()
+        finally:
+            stop(proc)
+    return summary(found, {})
+
+
+def report_leaving(rows: dict[str, dict[str, float]], idle: int) -> str:
+    lines = [f"{'window':<8} {'moves':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}"]
+    for kind, r in rows.items():
+        lines.append(f"{kind:<8} {r['n']:>6} {r['p50']:>8.1f} {r['p99']:>8.1f} {r['max']:>8.1f}")
+    q, lv = rows["quiet"], rows["leaving"]
+    lines.append(
+        f"playing worlds while {idle} other tables leave and their worlds fall asleep: "
+        f"max {lv['max']:.1f} ms (quiet {q['max']:.1f}), p99 {lv['p99']:.1f} ms "
+        f"(quiet {q['p99']:.1f})"
+    )
+    return "\n".join(lines)
 
 
 def report(rows: dict[str, dict[str, float]]) -> str:
@@ -190,6 +269,15 @@ def report(rows: dict[str, dict[str, float]]) -> str:
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 s windows, one round")
+    ap.add_argument(
+        "--part",
+        choices=["scripts", "leaving"],
+        default="scripts",
+        help="a world's blocking script (the default), or other tables leaving",
+    )
+    ap.add_argument(
+        "--idle", type=int, default=300, help="with --part leaving: the tables that leave"
+    )
     ap.add_argument("--worlds", type=int, default=10, help="worlds under load (besides the napper)")
     ap.add_argument("--rate", type=float, default=20.0, help="moves a second per client")
     ap.add_argument("--seconds", type=float, default=None, help="seconds per window")
@@ -197,6 +285,15 @@ async def main() -> None:
     args = ap.parse_args()
     seconds = args.seconds or (3.0 if args.quick else 6.0)
     rounds = args.rounds or (1 if args.quick else 3)
+    if args.part == "leaving":
+        print(
+            f"{args.worlds} worlds x {args.rate:g} moves/s beside {args.idle} tables of 50 "
+            f"tokens, {rounds} rounds of {seconds:g} s windows (quiet / tables leaving)",
+            flush=True,
+        )
+        rows = await leaving(args.worlds, args.idle, args.rate, seconds, rounds)
+        print(report_leaving(rows, args.idle))
+        return
     print(
         f"{args.worlds} worlds x {args.rate:g} moves/s, {rounds} rounds of {seconds:g} s "
         "windows (quiet / a world's script sleeping / spinning)",

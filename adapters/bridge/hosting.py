@@ -21,7 +21,7 @@ from vttbridge.adapters.bridge.cluster import Cluster, RemoteWorld
 from vttbridge.adapters.bridge.config import BridgeConfig
 from vttbridge.adapters.bridge.hosted import HostedWorld
 from vttbridge.adapters.bridge.metrics import Metrics
-from vttbridge.adapters.bridge.process import duration, trim_memory
+from vttbridge.adapters.bridge.process import SleepTrim, duration, trim_memory
 from vttbridge.adapters.bridge.storage import (
     LeaseKeeper,
     Storage,
@@ -77,6 +77,8 @@ class Hosting:
         self._loading: dict[str, asyncio.Task] = {}
         self._sleeping: dict[str, asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
+        self.sleep_trim = SleepTrim()
+        """When the memory of worlds put to sleep goes back to the OS."""
         # entry point scripts, found once per start (not per world loaded or woken)
         self._plugins: list[tuple[str, Any]] = []
         self._writer: WriterLock | None = None
@@ -312,22 +314,33 @@ class Hosting:
             await asyncio.sleep(interval)
             if quiet > 0:
                 for name in list(self.worlds):  # by name: no host is held (trim_memory)
-                    self.worlds[name].snapshot_if_quiet(quiet)
-            if after > 0 and await self._put_idle_to_sleep(after):
+                    if self._snapshot_if_quiet(name, quiet):
+                        # one snapshot a turn: a hundred worlds going quiet together would
+                        # otherwise hold every other world's events for 60 ms
+                        await asyncio.sleep(0)
+            if after > 0 and (slept := await self._put_idle_to_sleep(after)):
                 # Here, where no name holds a host put to sleep (the lists that held every
                 # one are gone), so the collection frees them and the heap goes to the OS.
-                trim_memory()
+                self.sleep_trim.put_to_sleep(slept, len(self.worlds))
 
-    async def _put_idle_to_sleep(self, after: float) -> bool:
-        """Put the worlds idle for ``after`` seconds to sleep and wait for their saves;
-        whether there were any."""
-        asleep = [h for h in list(self.worlds.values()) if h.can_sleep(after)]
-        for host in asleep:
-            self._put_to_sleep(host)
+    def _snapshot_if_quiet(self, name: str, quiet: float) -> bool:
+        host = self.worlds.get(name)
+        return host is not None and host.snapshot_if_quiet(quiet)
+
+    async def _put_idle_to_sleep(self, after: float) -> int:
+        """Put the worlds idle for ``after`` seconds to sleep and wait for their saves; how
+        many there were."""
+        asleep = []
+        for host in [h for h in list(self.worlds.values()) if h.can_sleep(after)]:
+            # checked again: a client may have come back while the one before was saved
+            if self.worlds.get(host.name) is host and host.can_sleep(after):
+                self._put_to_sleep(host)
+                asleep.append(host)
+                await asyncio.sleep(0)  # its final snapshot runs now: one world's a turn
         saving = [t for h in asleep if (t := self._sleeping.get(h.name)) is not None]
         if saving:  # wait, never cancel: a stop cancels the sweep, not their saves
             await asyncio.wait(saving)
-        return bool(asleep)
+        return len(asleep)
 
     def _put_to_sleep(self, host: WorldHost) -> None:
         name = host.name

@@ -19,3 +19,15 @@ async def test_bench_isolation_runs_small():
     assert set(rows) == {"quiet", "sleep", "spin"}
     assert rows["sleep"]["blocked"] >= 1 and rows["spin"]["blocked"] >= 1
     assert "other worlds' p99" in bench.report(rows)
+
+
+@pytest.mark.slow
+async def test_bench_isolation_leaving_runs_small():
+    sys.path.insert(0, str(BENCH.parent))
+    spec = importlib.util.spec_from_file_location("bench_isolation", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = await bench.leaving(worlds=2, idle=6, rate=10, seconds=2.0, rounds=1)
+    assert set(rows) == {"quiet", "leaving"}
+    assert rows["quiet"]["n"] == rows["leaving"]["n"] == 40
+    assert "other tables leave" in bench.report_leaving(rows, 6)

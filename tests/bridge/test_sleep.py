@@ -7,6 +7,7 @@ import logging
 
 import aiohttp
 from vttbridge.adapters.bridge.config import WorldConfig
+from vttbridge.adapters.bridge.process import SleepTrim
 from vttbridge.adapters.bridge.worldhost import WorldHost
 from vttbridge.sdk import ChatCommand, Context, Script, TokenMoved
 from vttbridge.sdk.world import Prompt
@@ -136,3 +137,91 @@ async def test_a_stop_while_a_world_falls_asleep_lets_its_save_finish(db, worlds
     finally:
         await server.stop()
     assert sorted(saved) == ["table1", "table2"]
+
+
+def turn_counter() -> list[int]:
+    """A count of the event loop's turns so far (a callback that runs once a turn)."""
+    turns = [0]
+    loop = asyncio.get_running_loop()
+
+    def tick() -> None:
+        turns[0] += 1
+        if not loop.is_closed():
+            loop.call_soon(tick)
+
+    loop.call_soon(tick)
+    return turns
+
+
+async def test_quiet_snapshots_and_sleep_saves_take_one_world_a_turn(db, worlds, monkeypatch):
+    """Worlds that go quiet together are snapshotted one a turn of the loop, and worlds that
+    fall asleep together are saved one a turn: a hundred of them at once would otherwise
+    hold every other world's events for the whole lot."""
+    turns, snapshots, stops = turn_counter(), {}, {}
+    snapshot_if_quiet, stop = WorldHost.snapshot_if_quiet, WorldHost.stop
+
+    def spy_snapshot(self, quiet):
+        done = snapshot_if_quiet(self, quiet)
+        if done:
+            snapshots[self.name] = turns[0]
+        return done
+
+    async def spy_stop(self, **kw):
+        stops[self.name] = turns[0]
+        await stop(self, **kw)
+
+    monkeypatch.setattr(WorldHost, "snapshot_if_quiet", spy_snapshot)
+    monkeypatch.setattr(WorldHost, "stop", spy_stop)
+    server = await start_server(db, world=WorldConfig(snapshot_quiet=0.3, sleep_after=1.0))
+    try:
+        clients = []
+        for name in ("table1", "table2"):
+            c = await TableClient().connect(server.url, name, worlds[name][0])
+            await c.send("snapshot", scene())
+            clients.append(c)
+        await wait_until(lambda: len(snapshots) == 2)
+        assert snapshots["table1"] != snapshots["table2"]
+        for c in clients:
+            await c.close()
+        await wait_until(lambda: not server.bridge.worlds)
+        assert stops["table1"] != stops["table2"]
+    finally:
+        await server.stop()
+
+
+async def test_memory_goes_back_when_no_world_plays_not_each_time_one_sleeps(db, worlds):
+    """Handing memory back walks the whole heap (tens of milliseconds, more with many worlds
+    loaded): not each time a world falls asleep while another plays, but once none is
+    loaded."""
+    server = await start_server(db, world=WorldConfig(sleep_after=0.3))
+    trims: list[int] = []
+    server.bridge.hosting.sleep_trim = SleepTrim(trim=lambda: trims.append(1))
+    try:
+        c = await TableClient().connect(server.url, "table1", worlds["table1"][0])
+        await c.send("snapshot", scene())
+        await wait_until(lambda: "table2" not in server.bridge.worlds)  # never linked
+        await asyncio.sleep(0.5)  # the sweeps after it
+        assert server.bridge.hosting.sleep_trim.asleep == 1 and trims == []
+        await c.close()
+        await wait_until(lambda: not server.bridge.worlds)
+        await wait_until(lambda: trims == [1])
+        assert server.bridge.hosting.sleep_trim.asleep == 0
+    finally:
+        await server.stop()
+
+
+def test_sleep_trim_waits_for_a_quarter_of_the_loaded_worlds_and_ten_minutes():
+    now, trims = [1000.0], []
+    trim = SleepTrim(trim=lambda: trims.append(now[0]), clock=lambda: now[0])
+    assert not trim.put_to_sleep(0, 0)  # nothing put to sleep: nothing to hand back
+    now[0] += SleepTrim.EVERY
+    assert not trim.put_to_sleep(1, 8)  # ten minutes passed, but 1 asleep of 8: under a quarter
+    assert trim.put_to_sleep(1, 8)  # 2: a quarter
+    assert trims == [now[0]] and trim.asleep == 0
+    assert not trim.put_to_sleep(4, 8)  # a half, but the last trim was just now
+    now[0] += SleepTrim.EVERY - 1
+    assert not trim.put_to_sleep(0, 8)
+    now[0] += 1
+    assert trim.put_to_sleep(0, 8) and len(trims) == 2
+    assert trim.put_to_sleep(1, 0)  # none loaded: at once, whenever the last was
+    assert len(trims) == 3
