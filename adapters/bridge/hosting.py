@@ -318,9 +318,11 @@ class Hosting:
                         # one snapshot a turn: a hundred worlds going quiet together would
                         # otherwise hold every other world's events for 60 ms
                         await asyncio.sleep(0)
-            if after > 0 and (slept := await self._put_idle_to_sleep(after)):
+            slept = await self._put_idle_to_sleep(after) if after > 0 else 0
+            if slept or self.sleep_trim.asleep:
                 # Here, where no name holds a host put to sleep (the lists that held every
-                # one are gone), so the collection frees them and the heap goes to the OS.
+                # one are gone), so the collection frees them and the heap goes to the OS
+                # (now, or at a later sweep: SleepTrim).
                 self.sleep_trim.put_to_sleep(slept, len(self.worlds))
 
     def _snapshot_if_quiet(self, name: str, quiet: float) -> bool:

@@ -192,20 +192,25 @@ async def test_quiet_snapshots_and_sleep_saves_take_one_world_a_turn(db, worlds,
 async def test_memory_goes_back_when_no_world_plays_not_each_time_one_sleeps(db, worlds):
     """Handing memory back walks the whole heap (tens of milliseconds, more with many worlds
     loaded): not each time a world falls asleep while another plays, but once none is
-    loaded."""
+    loaded, or at a later sweep once ten minutes have passed."""
     server = await start_server(db, world=WorldConfig(sleep_after=0.3))
     trims: list[int] = []
-    server.bridge.hosting.sleep_trim = SleepTrim(trim=lambda: trims.append(1))
+    now = [0.0]
+    trim = SleepTrim(trim=lambda: trims.append(1), clock=lambda: now[0])
+    server.bridge.hosting.sleep_trim = trim
     try:
         c = await TableClient().connect(server.url, "table1", worlds["table1"][0])
         await c.send("snapshot", scene())
         await wait_until(lambda: "table2" not in server.bridge.worlds)  # never linked
         await asyncio.sleep(0.5)  # the sweeps after it
-        assert server.bridge.hosting.sleep_trim.asleep == 1 and trims == []
+        assert trim.asleep == 1 and trims == []
+        now[0] += SleepTrim.EVERY  # no other world falls asleep: a sweep trims all the same
+        await wait_until(lambda: trims == [1])
+        assert trim.asleep == 0 and "table1" in server.bridge.worlds
         await c.close()
         await wait_until(lambda: not server.bridge.worlds)
-        await wait_until(lambda: trims == [1])
-        assert server.bridge.hosting.sleep_trim.asleep == 0
+        await wait_until(lambda: trims == [1, 1])
+        assert trim.asleep == 0
     finally:
         await server.stop()
 
