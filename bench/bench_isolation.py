@@ -22,13 +22,14 @@ The figure: the other worlds' p99 in ``sleep`` against ``quiet``; the target is 
 plus 10 ms. ``spin`` is printed beside it: a busy loop shares the interpreter's lock with
 the server's thread (one Python thread runs at a time), which a blocking call does not.
 
-Tables leaving (``--part leaving``): the same playing worlds beside ``--idle`` further worlds
-of 50 tokens each (a host's other tables), whose clients stay connected and silent in the
-``quiet`` windows, and in the ``leaving`` windows leave one after another, spread over the
-window, as tables end their evening: each of those worlds is snapshotted and put to sleep
-(``--sleep-after 1``, ``--snapshot-quiet 1``) while the others play, and wakes again at the
-next round's connect.
-The figure: the playing worlds' max and p99 in ``leaving`` against ``quiet``.
+Tables arriving and leaving (``--part tables``): the same playing worlds beside ``--idle``
+further worlds of 50 tokens each (a host's other tables). In the ``arriving`` windows their
+clients connect one after another, spread over half the window, each sending its scene (the
+worlds wake from their snapshots, after the first round); in the ``quiet`` windows they stay
+connected and silent; in the ``leaving`` windows they leave one after another, as tables end
+their evening: each of those worlds is snapshotted and put to sleep (``--sleep-after 1``,
+``--snapshot-quiet 1``) while the others play.
+The figures: the playing worlds' max and p99 in ``arriving`` and ``leaving`` against ``quiet``.
 """
 
 from __future__ import annotations
@@ -179,18 +180,19 @@ def summary(found: dict[str, list[float]], blocked: dict[str, int]) -> dict[str,
     }
 
 
-async def leaving(
+async def tables_arriving_and_leaving(
     worlds: int, idle: int, rate: float, seconds: float, rounds: int
 ) -> dict[str, dict[str, float]]:
-    """The playing worlds' latencies while ``idle`` other tables sit connected (``quiet``)
-    and while they leave one by one and their worlds fall asleep (``leaving``)."""
+    """The playing worlds' latencies while ``idle`` other tables arrive one by one
+    (``arriving``), sit connected (``quiet``), and leave one by one, their worlds falling
+    asleep (``leaving``)."""
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "leaving.sqlite3"
         names = [f"w{i}" for i in range(worlds)]
         idle_names = [f"idle{i:04d}" for i in range(idle)]
         world_keys = make_worlds(db, [*names, *idle_names])
         proc, url = start(serve_cmd(db, ["--snapshot-quiet", "1"], sleep_after=1))
-        found: dict[str, list[float]] = {"quiet": [], "leaving": []}
+        found: dict[str, list[float]] = {"arriving": [], "quiet": [], "leaving": []}
         try:
             connector = aiohttp.TCPConnector(limit=0)  # a websocket each: no pool's limit
             async with aiohttp.ClientSession(connector=connector) as session:
@@ -217,8 +219,17 @@ async def leaving(
                         await c.close()
                         await asyncio.sleep(seconds / 2 / len(tables))
 
+                async def arrive_spread(r: int) -> list[RawClient]:
+                    tables = []
+                    for n in idle_names:
+                        tables.append(await arrive(n, r))
+                        await asyncio.sleep(seconds / 2 / len(idle_names))
+                    return tables
+
                 for r in range(rounds):
-                    tables = await asyncio.gather(*(arrive(n, r) for n in idle_names))
+                    coming = asyncio.ensure_future(arrive_spread(r))
+                    found["arriving"] += await fixed_rate(players, rate, seconds, f"come{r}")
+                    tables = await coming
                     await asyncio.sleep(2.0)  # each table's world snapshotted once quiet
                     found["quiet"] += await fixed_rate(players, rate, seconds, f"quiet{r}")
                     gone = asyncio.ensure_future(leave(list(tables)))
@@ -232,11 +243,16 @@ async def leaving(
     return summary(found, {})
 
 
-def report_leaving(rows: dict[str, dict[str, float]], idle: int) -> str:
+def report_tables(rows: dict[str, dict[str, float]], idle: int) -> str:
     lines = [f"{'window':<8} {'moves':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}"]
     for kind, r in rows.items():
         lines.append(f"{kind:<8} {r['n']:>6} {r['p50']:>8.1f} {r['p99']:>8.1f} {r['max']:>8.1f}")
-    q, lv = rows["quiet"], rows["leaving"]
+    q, lv, ar = rows["quiet"], rows["leaving"], rows["arriving"]
+    lines.append(
+        f"playing worlds while {idle} other tables arrive and their worlds wake: "
+        f"max {ar['max']:.1f} ms (quiet {q['max']:.1f}), p99 {ar['p99']:.1f} ms "
+        f"(quiet {q['p99']:.1f})"
+    )
     lines.append(
         f"playing worlds while {idle} other tables leave and their worlds fall asleep: "
         f"max {lv['max']:.1f} ms (quiet {q['max']:.1f}), p99 {lv['p99']:.1f} ms "
@@ -271,12 +287,12 @@ async def main() -> None:
     ap.add_argument("--quick", action="store_true", help="3 s windows, one round")
     ap.add_argument(
         "--part",
-        choices=["scripts", "leaving"],
+        choices=["scripts", "tables"],
         default="scripts",
-        help="a world's blocking script (the default), or other tables leaving",
+        help="a world's blocking script (the default), or other tables arriving and leaving",
     )
     ap.add_argument(
-        "--idle", type=int, default=300, help="with --part leaving: the tables that leave"
+        "--idle", type=int, default=300, help="with --part tables: the tables that arrive and leave"
     )
     ap.add_argument("--worlds", type=int, default=10, help="worlds under load (besides the napper)")
     ap.add_argument("--rate", type=float, default=20.0, help="moves a second per client")
@@ -285,14 +301,14 @@ async def main() -> None:
     args = ap.parse_args()
     seconds = args.seconds or (3.0 if args.quick else 6.0)
     rounds = args.rounds or (1 if args.quick else 3)
-    if args.part == "leaving":
+    if args.part == "tables":
         print(
             f"{args.worlds} worlds x {args.rate:g} moves/s beside {args.idle} tables of 50 "
             f"tokens, {rounds} rounds of {seconds:g} s windows (quiet / tables leaving)",
             flush=True,
         )
-        rows = await leaving(args.worlds, args.idle, args.rate, seconds, rounds)
-        print(report_leaving(rows, args.idle))
+        rows = await tables_arriving_and_leaving(args.worlds, args.idle, args.rate, seconds, rounds)
+        print(report_tables(rows, args.idle))
         return
     print(
         f"{args.worlds} worlds x {args.rate:g} moves/s, {rounds} rounds of {seconds:g} s "

@@ -22,12 +22,13 @@ async def test_bench_isolation_runs_small():
 
 
 @pytest.mark.slow
-async def test_bench_isolation_leaving_runs_small():
+async def test_bench_isolation_tables_runs_small():
     sys.path.insert(0, str(BENCH.parent))
     spec = importlib.util.spec_from_file_location("bench_isolation", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    rows = await bench.leaving(worlds=2, idle=6, rate=10, seconds=2.0, rounds=1)
-    assert set(rows) == {"quiet", "leaving"}
-    assert rows["quiet"]["n"] == rows["leaving"]["n"] == 40
-    assert "other tables leave" in bench.report_leaving(rows, 6)
+    rows = await bench.tables_arriving_and_leaving(worlds=2, idle=6, rate=10, seconds=2.0, rounds=1)
+    assert set(rows) == {"arriving", "quiet", "leaving"}
+    assert rows["arriving"]["n"] == rows["quiet"]["n"] == rows["leaving"]["n"] == 40
+    said = bench.report_tables(rows, 6)
+    assert "other tables arrive" in said and "other tables leave" in said
