@@ -75,9 +75,10 @@ class SleepTrim:
     few worlds loaded, up to half a second with a thousand, during which no world's event is
     answered. So it runs at once only when no world is loaded (no table is waiting on it);
     while tables play, only when the worlds asleep since the last one are at least a quarter
-    of those loaded (the memory held meanwhile is bounded by that share) and no sooner than
-    :attr:`EVERY` seconds after the last: one such pause every ten minutes at most, instead
-    of one each time a table leaves.
+    of those loaded (less is not worth a pause) and no sooner than :attr:`EVERY` seconds
+    after the last: one such pause every ten minutes at most, instead of one each time a
+    table leaves. Meanwhile the memory of the worlds asleep since the last stays with the
+    process.
     """
 
     EVERY = 600.0
