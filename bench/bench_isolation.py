@@ -187,7 +187,7 @@ async def tables_arriving_and_leaving(
     (``arriving``), sit connected (``quiet``), and leave one by one, their worlds falling
     asleep (``leaving``)."""
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "leaving.sqlite3"
+        db = Path(tmp) / "tables.sqlite3"
         names = [f"w{i}" for i in range(worlds)]
         idle_names = [f"idle{i:04d}" for i in range(idle)]
         world_keys = make_worlds(db, [*names, *idle_names])
@@ -214,17 +214,19 @@ async def tables_arriving_and_leaving(
                         assert ack["ok"], ack
                         return c
 
-                async def leave(tables: list[RawClient]) -> None:
-                    for c in tables:
-                        await c.close()
-                        await asyncio.sleep(seconds / 2 / len(tables))
+                pause = seconds / 2 / idle  # one after another over half a window
 
                 async def arrive_spread(r: int) -> list[RawClient]:
                     tables = []
                     for n in idle_names:
                         tables.append(await arrive(n, r))
-                        await asyncio.sleep(seconds / 2 / len(idle_names))
+                        await asyncio.sleep(pause)
                     return tables
+
+                async def leave(tables: list[RawClient]) -> None:
+                    for c in tables:
+                        await c.close()
+                        await asyncio.sleep(pause)
 
                 for r in range(rounds):
                     coming = asyncio.ensure_future(arrive_spread(r))
@@ -232,7 +234,7 @@ async def tables_arriving_and_leaving(
                     tables = await coming
                     await asyncio.sleep(2.0)  # each table's world snapshotted once quiet
                     found["quiet"] += await fixed_rate(players, rate, seconds, f"quiet{r}")
-                    gone = asyncio.ensure_future(leave(list(tables)))
+                    gone = asyncio.ensure_future(leave(tables))
                     found["leaving"] += await fixed_rate(players, rate, seconds, f"leave{r}")
                     await gone
                     await asyncio.sleep(2.0)  # the last ones asleep
@@ -304,7 +306,8 @@ async def main() -> None:
     if args.part == "tables":
         print(
             f"{args.worlds} worlds x {args.rate:g} moves/s beside {args.idle} tables of 50 "
-            f"tokens, {rounds} rounds of {seconds:g} s windows (quiet / tables leaving)",
+            f"tokens, {rounds} rounds of {seconds:g} s windows (tables arriving / quiet / "
+            "tables leaving)",
             flush=True,
         )
         rows = await tables_arriving_and_leaving(args.worlds, args.idle, args.rate, seconds, rounds)

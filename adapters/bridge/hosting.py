@@ -319,11 +319,10 @@ class Hosting:
                         # otherwise hold every other world's events for 60 ms
                         await asyncio.sleep(0)
             slept = await self._put_idle_to_sleep(after) if after > 0 else 0
-            if slept or self.sleep_trim.asleep:
-                # Here, where no name holds a host put to sleep (the lists that held every
-                # one are gone), so the collection frees them and the heap goes to the OS
-                # (now, or at a later sweep: SleepTrim).
-                self.sleep_trim.put_to_sleep(slept, len(self.worlds))
+            # Here, where no name holds a host put to sleep (the lists that held every one
+            # are gone), so the collection frees them and the heap goes to the OS (now, or
+            # at a later sweep: SleepTrim).
+            self.sleep_trim.put_to_sleep(slept, len(self.worlds))
 
     def _snapshot_if_quiet(self, name: str, quiet: float) -> bool:
         host = self.worlds.get(name)
@@ -333,8 +332,9 @@ class Hosting:
         """Put the worlds idle for ``after`` seconds to sleep and wait for their saves; how
         many there were."""
         asleep = []
-        for host in [h for h in list(self.worlds.values()) if h.can_sleep(after)]:
-            # checked again: a client may have come back while the one before was saved
+        for host in list(self.worlds.values()):
+            # checked as its turn comes: a client may have come back while one before it
+            # was saved
             if self.worlds.get(host.name) is host and host.can_sleep(after):
                 self._put_to_sleep(host)
                 asleep.append(host)
