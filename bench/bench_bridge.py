@@ -710,8 +710,9 @@ async def speed(
                 + ratio
                 + (f"   {b['views']:.0f} views/s" if name == "watched" else "")
             )
-        maxes = ", ".join(f"{r['max']:.1f}" for r in runs[("bridge", n)])
-        print(f"{'':>7}  (bridge max of each run: {maxes} ms)")
+        for name in ("bridge", "baseline") if base is not None else ("bridge",):
+            maxes = ", ".join(f"{r['max']:.1f}" for r in runs[(name, n)])
+            print(f"{'':>7}  ({name} max of each run: {maxes} ms)")
     print()
     for n in (10, 100):
         if n not in counts:

@@ -36,7 +36,8 @@ __all__ = ["HostedFile", "ScriptHost", "ScriptUser", "script_host"]
 
 
 class ScriptUser(Protocol):
-    """A world that uses hosted script files (:class:`vttbridge.sdk.runtime.WorldRuntime`)."""
+    """A world that uses hosted script files (its script loader,
+    :class:`vttbridge.sdk.runtime.scripts.ScriptLoader`)."""
 
     def script_file_changed(
         self, path: Path, scripts: list[Script] | None, error: ScriptError | None

@@ -322,9 +322,13 @@ class WorldHost:
         await self.drain()
         if snapshot and self.events_since_snapshot:
             self._snapshot()
-        for unsub in self._unsubscribe:
+        unsubscribe, self._unsubscribe = self._unsubscribe, []
+        for unsub in unsubscribe:
             unsub()
         await self.runtime.stop()
+        # The last of the runtime's references to this host: once none is left, the world is
+        # freed as soon as it is unloaded (its parts refer to nothing that holds them).
+        self.runtime.on_overrun = None
         self.outbox.wake_all()
 
     # -- inbound -----------------------------------------------------------------------------

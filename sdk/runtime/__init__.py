@@ -63,8 +63,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from vttbridge.rules.dice import Roller
@@ -72,8 +72,9 @@ from vttbridge.rules.geometry import Cell
 from vttbridge.rules.options import Options
 from vttbridge.rules.outcome import Outcome
 from vttbridge.sdk.clock import Clock, SystemClock
+from vttbridge.sdk.context import WorldAccess
 from vttbridge.sdk.effects import BaseEffect, Effect
-from vttbridge.sdk.errors import EventRejected, ScriptError
+from vttbridge.sdk.errors import EventRejected
 from vttbridge.sdk.events import BaseEvent, Event, PromptAnswered
 from vttbridge.sdk.loader import ScriptSource, entry_point_sources, scripts_of_object
 from vttbridge.sdk.regions import Region
@@ -184,24 +185,21 @@ class WorldRuntime:
         self.refusals = refusals = Refusals(w, step, self.clock)
         """Refusals told with their rule's citation; the last ones, for ``!why``."""
         self._supervisor = supervisor = Supervisor(world_id, w, step, refusals, self.callbacks)
-        self._waiting = waiting = Waiting(w, self.clock, step, consumer, supervisor, registry, self)
-        self._movement = movement = Movement(w, step, registry, supervisor, refusals, self, index)
+        # The parts reach the runtime (what a callback's Context asks of it) through a weak
+        # proxy: nothing in a world refers back to what holds it, so a world put to sleep is
+        # freed at once, not at the collector's next full pass over every object.
+        access: WorldAccess = weakref.proxy(self)
+        waiting = Waiting(w, self.clock, step, consumer, supervisor, registry, access)
+        movement = Movement(w, step, registry, supervisor, refusals, access, index)
+        self._waiting, self._movement = waiting, movement
         self._outcomes = outcomes = OutcomeApplier(w, step, registry, waiting, movement, refusals)
-        commands = CommandRunner(w, step, registry, supervisor, refusals, self)
-        dispatcher = Dispatcher(w, step, registry, supervisor, waiting, movement, commands, self)
+        commands = CommandRunner(w, step, registry, supervisor, refusals, access)
+        dispatcher = Dispatcher(w, step, registry, supervisor, waiting, movement, commands, access)
         self._pipeline = Pipeline(world_id, w, step, supervisor, movement, dispatcher, outcomes)
         self._scripts = loader = ScriptLoader(
-            world_id,
-            self,
-            registry,
-            consumer,
-            step,
-            supervisor,
-            waiting,
-            movement,
-            self,
+            world_id, registry, consumer, step, supervisor, waiting, movement, access,
             reload_interval,
-        )
+        )  # fmt: skip
 
         if builtins:
             for script in builtin_scripts():
@@ -365,14 +363,6 @@ class WorldRuntime:
         (each through its own consumer, keeping its state). On an import error the old
         version stays and each world's GM is told. Returns whether this world reloaded."""
         return await self._scripts.reload(name)
-
-    def script_file_changed(
-        self, path: Path, scripts: list[Script] | None, error: ScriptError | None
-    ) -> asyncio.Future[Any] | None:
-        """The script host imported ``path`` again (see
-        :class:`vttbridge.sdk.script_host.ScriptUser`): swap the new version in through the
-        consumer. Returns the swap's future."""
-        return self._scripts.file_changed(path, scripts, error)
 
     def scripts(self) -> list[Script]:
         return self._registry.scripts()

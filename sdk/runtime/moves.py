@@ -4,6 +4,7 @@ the runtime moves, the cells a trigger covers, run-time watches.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from vttbridge.rules.geometry import Cell
@@ -48,7 +49,7 @@ class Movement:
         self._supervisor = supervisor
         self._refusals = refusals
         self._access = access
-        self.index: TriggerIndex = index(self._resolve_cells, self._resolve_levels)
+        self.index: TriggerIndex = index(partial(_cells_of, world), partial(_levels_of, world))
         self._watch_tids: dict[str, int] = {}
 
     async def judge(self, ev: TokenMoved) -> list[tuple[Outcome, Script]] | None:
@@ -140,32 +141,6 @@ class Movement:
         self._world.regions[region.name] = region
         self.index.region_changed(region.name)
 
-    def _resolve_cells(self, spec: Any) -> frozenset[tuple[int, int]]:
-        if spec.kind == "enter":
-            if spec.cells is not None:
-                return frozenset((c.x, c.y) for c in spec.cells)
-            reg = self._world.regions.get(spec.region)
-            return reg.xy if reg is not None else frozenset()
-        if spec.kind == "within":
-            tok = self._world.tokens.get(spec.anchor)
-            if tok is None:
-                return frozenset()
-            return frozenset((c.x, c.y) for c in within(tok.cell, spec.distance, self._world.grid))
-        return frozenset()
-
-    def _resolve_levels(self, spec: Any) -> frozenset[str] | None:
-        """The levels a position trigger's cells are on (None: every level): the one its spec
-        names, else its region's, else its anchor's."""
-        if spec.kind == "enter":
-            if spec.level is not None:
-                return frozenset((spec.level,))
-            reg = self._world.regions.get(spec.region) if spec.region is not None else None
-            return frozenset(reg.levels) if reg is not None and reg.levels else None
-        if spec.kind == "within":
-            tok = self._world.tokens.get(spec.anchor)
-            return frozenset((tok.level,)) if tok is not None and tok.level else None
-        return None
-
     def add_watch(
         self,
         key: str,
@@ -204,3 +179,35 @@ class Movement:
         tid = self._watch_tids.pop(key, None)
         if tid is not None:
             self.index.remove(tid)
+
+
+# The index's resolvers read the world, not the Movement that owns the index: a world's parts
+# refer to nothing that holds them, so a world put to sleep is freed at once, without waiting
+# for the collector.
+def _cells_of(world: World, spec: Any) -> frozenset[tuple[int, int]]:
+    """The cells a position trigger's ``spec`` covers now."""
+    if spec.kind == "enter":
+        if spec.cells is not None:
+            return frozenset((c.x, c.y) for c in spec.cells)
+        reg = world.regions.get(spec.region)
+        return reg.xy if reg is not None else frozenset()
+    if spec.kind == "within":
+        tok = world.tokens.get(spec.anchor)
+        if tok is None:
+            return frozenset()
+        return frozenset((c.x, c.y) for c in within(tok.cell, spec.distance, world.grid))
+    return frozenset()
+
+
+def _levels_of(world: World, spec: Any) -> frozenset[str] | None:
+    """The levels a position trigger's cells are on (None: every level): the one its spec
+    names, else its region's, else its anchor's."""
+    if spec.kind == "enter":
+        if spec.level is not None:
+            return frozenset((spec.level,))
+        reg = world.regions.get(spec.region) if spec.region is not None else None
+        return frozenset(reg.levels) if reg is not None and reg.levels else None
+    if spec.kind == "within":
+        tok = world.tokens.get(spec.anchor)
+        return frozenset((tok.level,)) if tok is not None and tok.level else None
+    return None

@@ -29,7 +29,7 @@ from vttbridge.sdk.runtime.waiting import Waiting
 from vttbridge.sdk.script import (
     Script,
 )
-from vttbridge.sdk.script_host import ScriptUser, script_host
+from vttbridge.sdk.script_host import script_host
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,6 @@ class ScriptLoader:
     def __init__(
         self,
         world_id: str,
-        user: ScriptUser,
         registry: Registry,
         consumer: Consumer,
         step: CurrentStep,
@@ -81,7 +80,6 @@ class ScriptLoader:
         reload_interval: float | None,
     ) -> None:
         self._world_id = world_id
-        self._user = user
         self._registry = registry
         self._consumer = consumer
         self._step = step
@@ -110,14 +108,14 @@ class ScriptLoader:
             self.add(Loaded(scripts, src))
         else:
             host = script_host()
-            scripts = host.acquire(path, self._user).scripts
+            scripts = host.acquire(path, self).scripts
             try:
                 self.add(Loaded(scripts, ScriptSource("file", str(path), path)))
             except BaseException:
-                host.release(path, self._user)
+                host.release(path, self)
                 raise
             if self._consumer.running and self._reload_interval:
-                host.watch(path, self._user)
+                host.watch(path, self)
         if self._consumer.running:
             self._consumer.enqueue_call(lambda: self.run_hooks(scripts, "load_hooks"))
         return [s.name for s in scripts]
@@ -131,7 +129,7 @@ class ScriptLoader:
             self._unregister(s)
         self._loaded = {k: v for k, v in self._loaded.items() if v is not loaded}
         if loaded.source.path is not None:
-            script_host().release(loaded.source.path, self._user)
+            script_host().release(loaded.source.path, self)
         if self._consumer.running:
             self._consumer.enqueue_call(lambda: self.run_hooks(loaded.scripts, "unload_hooks"))
 
@@ -142,7 +140,7 @@ class ScriptLoader:
         loaded = self._loaded_for(name)
         if loaded.source.kind != "file" or loaded.source.path is None:
             raise ScriptError(f"script {name!r} was not loaded from a file")
-        fut = script_host().reload(loaded.source.path).get(self._user)
+        fut = script_host().reload(loaded.source.path).get(self)
         return bool(await fut) if fut is not None else False
 
     def _loaded_for(self, name: str) -> Loaded:
@@ -196,20 +194,20 @@ class ScriptLoader:
             if path is None:
                 continue
             if not on:
-                host.release(path, self._user)
+                host.release(path, self)
                 continue
-            hosted = host.acquire(path, self._user)
+            hosted = host.acquire(path, self)
             if hosted.scripts != ld.scripts:  # unloaded while stopped, imported again
                 self._swap_registrations(ld, hosted.scripts)
             if self._reload_interval:
-                host.watch(path, self._user)
+                host.watch(path, self)
 
-    def file_changed(
+    def script_file_changed(
         self, path: Path, scripts: list[Script] | None, error: ScriptError | None
     ) -> asyncio.Future[Any] | None:
-        """The script host imported ``path`` again (see
-        :class:`vttbridge.sdk.script_host.ScriptUser`):
-        swap the new version in through the consumer. Returns the swap's future."""
+        """The script host imported ``path`` again (the loader is the world's
+        :class:`vttbridge.sdk.script_host.ScriptUser`): swap the new version in through the
+        consumer. Returns the swap's future."""
         return self._consumer.enqueue_call(lambda: self._swap(path, scripts, error))
 
     def _loaded_file(self, path: Path) -> Loaded | None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import weakref
 
 import aiohttp
 from vttbridge.adapters.bridge.config import WorldConfig
@@ -186,6 +188,39 @@ async def test_quiet_snapshots_and_sleep_saves_take_one_world_a_turn(db, worlds,
         await wait_until(lambda: not server.bridge.worlds)
         assert stops["table1"] != stops["table2"]
     finally:
+        await server.stop()
+
+
+async def test_a_world_put_to_sleep_is_freed_at_once_without_the_collector(db, worlds):
+    """Nothing in a world refers back to what holds it, so its memory is freed the moment it
+    falls asleep, world by world: not at the collector's next full pass, which would walk
+    (and stop the server for) every object of every world asleep since."""
+    server = await start_server(db, world=WorldConfig(sleep_after=0.3))
+    key = worlds["table1"][0]
+    other = await TableClient().connect(server.url, "table2", worlds["table2"][0])
+    c = await TableClient().connect(server.url, "table1", key)
+    gc.disable()  # a pass meanwhile would free cycles too; explicit collections still run
+    try:
+        await c.send("snapshot", scene())
+        fight = {"id": "f1", "tokens": ["kevin", "thug"], "initiative": {"kevin": 20, "thug": 5}}
+        assert (await c.send("combatStart", fight))["ok"]
+        move = {"id": "mv1", "token": "kevin", "x": 300, "y": 100}
+        assert (await c.send("tokenMoved", move))["ok"]
+        await c.send("chat", {"id": "c1", "text": "!help", "role": "gm"})
+        host = server.bridge.worlds["table1"]
+        refs = [weakref.ref(o) for o in (host, host.runtime, host.runtime.world)]
+        del host
+        collections = gc.get_stats()[2]["collections"]
+        await c.close()
+        await wait_until(lambda: "table1" not in server.bridge.worlds)
+        await wait_until(lambda: refs[0]() is None)
+        assert [r() for r in refs] == [None, None, None]
+        # table2 plays on, so no trim ran (its full collection would have freed cycles too)
+        assert gc.get_stats()[2]["collections"] == collections
+        assert "table2" in server.bridge.worlds
+    finally:
+        gc.enable()
+        await other.close()
         await server.stop()
 
 
