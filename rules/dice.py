@@ -8,6 +8,7 @@ so tests state exactly what the dice show. Every roll is kept in ``roller.histor
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterable
 
 from pydantic import BaseModel
@@ -50,6 +51,15 @@ class _PlainStringifier(d20.SimpleStringifier):
     pass
 
 
+# One d20 roller for the process, one roll at a time. d20 takes its dice from a module global
+# (``d20.expression.random``), set to the rolling world's source for each roll: two worlds
+# rolling at once (scripts' callbacks run in each world's thread) would take each other's dice,
+# and a replay would not roll them again. A d20 roller of each world's own was also a
+# reference cycle (its dispatch table holds its bound methods) with a parse cache of its own.
+_D20 = d20.Roller(context=d20.RollContext(max_rolls=MAX_ROLLS))
+_ROLLING = threading.Lock()
+
+
 class _Source:
     """Adapter giving d20 the one method it calls on the ``random`` module."""
 
@@ -75,7 +85,6 @@ class Roller:
         self.faces: list[int] | None = None
         """Every face shown, in order, while a list is set here (a replay keeps them, so a
         ``ScriptedRoller`` given them rolls the same dice again)."""
-        self._d20 = d20.Roller(context=d20.RollContext(max_rolls=MAX_ROLLS))
 
     def _face(self, size: int) -> int:
         return self.rng.randrange(size) + 1
@@ -85,16 +94,17 @@ class Roller:
         expr = str(expression).strip()
         if not expr:
             raise DiceError("empty dice expression")
-        saved = d20.expression.random
-        d20.expression.random = _Source(self)  # d20 has no RNG parameter; rolls are synchronous
-        try:
-            result = self._d20.roll(expr, stringifier=_PlainStringifier())
-        except d20.TooManyRolls as e:
-            raise DiceError(f"{expr!r} rolls more than {MAX_ROLLS} dice") from e
-        except d20.RollError as e:
-            raise DiceError(f"bad dice notation {expr!r}: {e}") from e
-        finally:
-            d20.expression.random = saved
+        with _ROLLING:
+            saved = d20.expression.random
+            d20.expression.random = _Source(self)  # d20 has no RNG parameter
+            try:
+                result = _D20.roll(expr, stringifier=_PlainStringifier())
+            except d20.TooManyRolls as e:
+                raise DiceError(f"{expr!r} rolls more than {MAX_ROLLS} dice") from e
+            except d20.RollError as e:
+                raise DiceError(f"bad dice notation {expr!r}: {e}") from e
+            finally:
+                d20.expression.random = saved
         roll = Roll(
             expression=expr,
             dice=list(_dice_of(result.expr)),

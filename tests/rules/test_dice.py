@@ -145,3 +145,32 @@ def test_rerolls_go_in_dice_order() -> None:
         ]  # fmt: skip
         assert roll.total == 16
         assert ScriptedRoller([1, 1, 4, 1, 2]).roll("2d6rr1").faces == [4, 2]
+
+
+def test_rollers_in_two_threads_each_roll_their_own_dice() -> None:
+    """d20 reads its dice from one module global, set for each roll: two worlds rolling at
+    once (a script's callback in each world's thread) must still each roll their own seed's
+    dice, or a replay would not roll them again."""
+    import sys
+    import threading
+
+    def rolls(seed: int) -> list[int]:
+        roller = Roller(seed)
+        return [roller.roll("3d6+1").total for _ in range(2000)]
+
+    alone = {seed: rolls(seed) for seed in (1, 2)}
+    together: dict[int, list[int]] = {}
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns in the middle of rolls
+    try:
+        threads = [
+            threading.Thread(target=lambda s=seed: together.__setitem__(s, rolls(s)))
+            for seed in alone
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert together == alone
