@@ -729,8 +729,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.set_threshold(10_000, 4, 20)
     # And keep each full pass short: what survived one is frozen after it, so the next one
     # walks only what has lived long since (with 100 worlds played flat out, passes of 15-80
-    # ms became a few ms). A world put to sleep is collected all the same: trim_memory
-    # thaws everything for the collection it runs then.
+    # ms became a few ms). A world put to sleep is freed all the same, frozen or not: it
+    # holds no reference cycle, so it goes as it is unloaded.
     gc.callbacks.append(_freeze_after_full_collection)
     # The threads beside the loop (the WAL's copy, the scripts' callbacks, the readers) wait
     # for the GIL after each call into C, for up to the switch interval (5 ms by default)

@@ -313,15 +313,15 @@ class Hosting:
         while True:
             await asyncio.sleep(interval)
             if quiet > 0:
-                for name in list(self.worlds):  # by name: no host is held (trim_memory)
+                for name in list(self.worlds):  # by name: no host is held once asleep
                     if self._snapshot_if_quiet(name, quiet):
                         # one snapshot a turn: a hundred worlds going quiet together would
                         # otherwise hold every other world's events for 60 ms
                         await asyncio.sleep(0)
             slept = await self._put_idle_to_sleep(after) if after > 0 else 0
             # Here, where no name holds a host put to sleep (the lists that held every one
-            # are gone), so the collection frees them and the heap goes to the OS (now, or
-            # at a later sweep: SleepTrim).
+            # are gone): their memory is free, and goes back to the OS now or at a later
+            # sweep (SleepTrim).
             self.sleep_trim.put_to_sleep(slept, len(self.worlds))
 
     def _snapshot_if_quiet(self, name: str, quiet: float) -> bool:

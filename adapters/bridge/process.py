@@ -54,16 +54,19 @@ def stop_signal() -> asyncio.Event:
     return stop
 
 
-def trim_memory() -> None:
-    """Hand freed heap back to the OS (glibc keeps it otherwise, and RSS stays high). The
-    collection first thaws what ``gc.freeze()`` set aside, so the cycles of worlds put to
-    sleep are freed too, and freezes what survives again."""
+def trim_memory(collect: bool = True) -> None:
+    """Hand freed heap back to the OS (glibc keeps it otherwise, and RSS stays high). With
+    ``collect``, a full collection first, which thaws what ``gc.freeze()`` set aside and
+    freezes what survives again: it walks every object of the process. A world put to sleep
+    needs none (nothing in it refers back to what holds it: it is freed as it is unloaded);
+    it is for cycles made elsewhere (a script's) that died after they were frozen."""
     import ctypes
     import gc
 
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    if collect:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
     with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
@@ -71,20 +74,21 @@ def trim_memory() -> None:
 class SleepTrim:
     """When to :func:`trim_memory` after worlds are put to sleep.
 
-    The collection in it walks every object of the process, whatever was freed: 60 ms with a
-    few worlds loaded, up to half a second with a thousand, during which no world's event is
-    answered. So it runs at once only when no world is loaded (no table is waiting on it);
-    while tables play, only when the worlds asleep since the last one are at least a quarter
-    of those loaded (less is not worth a pause) and no sooner than :attr:`EVERY` seconds
-    after the last: one such pause every ten minutes at most, instead of one each time a
-    table leaves. Meanwhile the memory of the worlds asleep since the last stays with the
-    process.
+    When no world is loaded (no table is waiting on it), at once, with the full collection.
+    While tables play, only the heap is handed back, which takes a few milliseconds to a few
+    hundred (glibc returns the freed pages one run at a time), and only when the worlds
+    asleep since the last trim are at least a quarter of those loaded (less is not worth a
+    pause) and no sooner than :attr:`EVERY` seconds after the last: one such pause every ten
+    minutes at most, instead of one each time a table leaves. Meanwhile the memory of the
+    worlds asleep since the last trim is free for the worlds that wake, but not the OS's.
     """
 
     EVERY = 600.0
 
     def __init__(
-        self, trim: Callable[[], None] = trim_memory, clock: Callable[[], float] = time.monotonic
+        self,
+        trim: Callable[[bool], None] = trim_memory,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.asleep = 0
         """Worlds put to sleep since the last trim (their memory not yet handed back)."""
@@ -100,7 +104,7 @@ class SleepTrim:
         now = self._clock()
         if loaded and (self.asleep * 4 < loaded or now - self._last < self.EVERY):
             return False
-        self._trim()
+        self._trim(not loaded)
         self.asleep, self._last = 0, self._clock()
         return True
 

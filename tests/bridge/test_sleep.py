@@ -225,13 +225,14 @@ async def test_a_world_put_to_sleep_is_freed_at_once_without_the_collector(db, w
 
 
 async def test_memory_goes_back_when_no_world_plays_not_each_time_one_sleeps(db, worlds):
-    """Handing memory back walks the whole heap (tens of milliseconds, more with many worlds
-    loaded): not each time a world falls asleep while another plays, but once none is
-    loaded, or at a later sweep once ten minutes have passed."""
+    """Handing memory back pauses the server (a few milliseconds to a few hundred): not each
+    time a world falls asleep while another plays, but once none is loaded (with a full
+    collection then), or at a later sweep once ten minutes have passed (the heap only: a
+    collection would walk every object of the worlds still playing)."""
     server = await start_server(db, world=WorldConfig(sleep_after=0.3))
-    trims: list[int] = []
+    trims: list[bool] = []  # whether each collected
     now = [0.0]
-    trim = SleepTrim(trim=lambda: trims.append(1), clock=lambda: now[0])
+    trim = SleepTrim(trim=trims.append, clock=lambda: now[0])
     server.bridge.hosting.sleep_trim = trim
     try:
         c = await TableClient().connect(server.url, "table1", worlds["table1"][0])
@@ -240,11 +241,11 @@ async def test_memory_goes_back_when_no_world_plays_not_each_time_one_sleeps(db,
         await asyncio.sleep(0.5)  # the sweeps after it
         assert trim.asleep == 1 and trims == []
         now[0] += SleepTrim.EVERY  # no other world falls asleep: a sweep trims all the same
-        await wait_until(lambda: trims == [1])
+        await wait_until(lambda: trims == [False])
         assert trim.asleep == 0 and "table1" in server.bridge.worlds
         await c.close()
         await wait_until(lambda: not server.bridge.worlds)
-        await wait_until(lambda: trims == [1, 1])
+        await wait_until(lambda: trims == [False, True])
         assert trim.asleep == 0
     finally:
         await server.stop()
@@ -252,16 +253,16 @@ async def test_memory_goes_back_when_no_world_plays_not_each_time_one_sleeps(db,
 
 def test_sleep_trim_waits_for_a_quarter_of_the_loaded_worlds_and_ten_minutes():
     now, trims = [1000.0], []
-    trim = SleepTrim(trim=lambda: trims.append(now[0]), clock=lambda: now[0])
+    trim = SleepTrim(trim=lambda collect: trims.append((now[0], collect)), clock=lambda: now[0])
     assert not trim.put_to_sleep(0, 0)  # nothing put to sleep: nothing to hand back
     now[0] += SleepTrim.EVERY
     assert not trim.put_to_sleep(1, 8)  # ten minutes passed, but 1 asleep of 8: under a quarter
     assert trim.put_to_sleep(1, 8)  # 2: a quarter
-    assert trims == [now[0]] and trim.asleep == 0
+    assert trims == [(now[0], False)] and trim.asleep == 0  # tables play: no collection
     assert not trim.put_to_sleep(4, 8)  # a half, but the last trim was just now
     now[0] += SleepTrim.EVERY - 1
     assert not trim.put_to_sleep(0, 8)
     now[0] += 1
     assert trim.put_to_sleep(0, 8) and len(trims) == 2
     assert trim.put_to_sleep(1, 0)  # none loaded: at once, whenever the last was
-    assert len(trims) == 3
+    assert trims[2] == (now[0], True)  # and with the full collection
