@@ -186,9 +186,15 @@ class Script:
     """Built-in: its plain callbacks run without the watchdog (:mod:`vttbridge.sdk.watchdog`)."""
 
     def __post_init__(self) -> None:
-        # the module that created the script, for error reports
+        # the module that created the script, for error reports (past the dataclass's
+        # __init__). This frame let go at once, as inspect's docs advise: a frame kept in its
+        # own local is a reference cycle, and it kept every frame under it alive until a full
+        # collection (a world's, when building it imported the built-in scripts).
         frame = inspect.currentframe()
-        caller = frame.f_back.f_back if frame and frame.f_back else None
+        try:
+            caller = frame.f_back.f_back if frame and frame.f_back else None
+        finally:
+            del frame
         if self.file is None:
             self.file = caller.f_code.co_filename if caller else None
         if self.system is not None and self.system not in rules_systems.names():

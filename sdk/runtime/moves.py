@@ -62,27 +62,34 @@ class Movement:
             return []
         before = enc.model_dump_json() if len(judges) > 1 else None  # undo an earlier yes
         accepted: list[tuple[Outcome, Script]] = []
-        for judge in judges:
-            args = (ev, Context(self._access, judge.script, ev)) if judge.nargs > 1 else (ev,)
-            if judge.script.trusted:
-                try:
-                    out, error = judge.fn(*args), None
-                except Exception as e:
-                    out, error = None, e
-            else:  # a script's judge runs under the watchdog; one stopped lets the move through
-                guard = await self._supervisor.guarded_off(judge, judge.fn, args)
-                out, error = guard.result, guard.error
-            if isinstance(error, RuleError):
-                if before is not None:
-                    restore_encounter(enc, before)
-                self._refuse(ev, error)
-                return None
-            if error is not None:  # a broken judge lets the move through
-                self._supervisor.report_error(judge, error)
-                continue
-            if isinstance(out, Outcome):
-                accepted.append((out, judge.script))
-        return accepted
+        error: Exception | None = None
+        try:
+            for judge in judges:
+                args = (ev, Context(self._access, judge.script, ev)) if judge.nargs > 1 else (ev,)
+                if judge.script.trusted:
+                    try:
+                        out, error = judge.fn(*args), None
+                    except Exception as e:
+                        out, error = None, e
+                else:  # a script's judge runs under the watchdog; one stopped lets it through
+                    guard = await self._supervisor.guarded_off(judge, judge.fn, args)
+                    out, error = guard.result, guard.error
+                if isinstance(error, RuleError):
+                    if before is not None:
+                        restore_encounter(enc, before)
+                    self._refuse(ev, error)  # its citation is read from its traceback
+                    return None
+                if error is not None:  # a broken judge lets the move through
+                    self._supervisor.report_error(judge, error)
+                    continue
+                if isinstance(out, Outcome):
+                    accepted.append((out, judge.script))
+            return accepted
+        finally:
+            # A caught error's traceback leads back to this frame, which holds the error: a
+            # reference cycle (ten objects, frames among them) at every refused move, left
+            # for the collector unless let go here.
+            error = None
 
     def _refuse(self, ev: TokenMoved, e: RuleError) -> None:
         w = self._world

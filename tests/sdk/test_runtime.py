@@ -536,3 +536,38 @@ async def test_prompt_answered_event_checks_the_player():
         assert e.value.code == "not_your_prompt"
         out = await w.send(PromptAnswered(prompt="p1", option="b", player="dm"))  # a GM may
         assert w.said("got b", out)
+
+
+async def test_a_stopped_world_is_freed_as_it_is_let_go_without_the_collector(tmp_path):
+    """Nothing in a world refers back to what holds it (the parts reach the runtime through a
+    weak proxy; the script host's user is the loader), so a host that lets go of a stopped
+    world frees it at once: a host of many worlds does not wait for a full pass of the
+    collector, which walks every object of every world, to free the ones that went."""
+    import gc
+    import weakref
+
+    p = tmp_path / "greeter.py"
+    p.write_text(
+        "from vttbridge.sdk import Script\n"
+        "script = Script('greeter')\n"
+        "@script.command('hello')\n"
+        "def hello(cmd, ctx):\n"
+        "    ctx.say('hello')\n"
+        "@script.on_enter(cells=[(3, 3)])\n"
+        "def arrived(ev, ctx):\n"
+        "    ctx.say('arrived')\n"
+    )
+    rt = WorldRuntime("w", scripts=[str(p)], callback_thread=True)
+    gc.disable()  # explicit collections still run; a pass meanwhile would free cycles too
+    try:
+        await rt.start()
+        await rt.submit(TokenCreated(token=TokenData(id="t", cell=Cell(x=0, y=0))))
+        assert [e.text for e in await rt.submit(moved("t", 3, 3))] == ["arrived"]
+        await rt.submit({"type": "chat_command", "name": "hello", "role": "gm"})
+        await rt.stop()
+        refs = [weakref.ref(rt), weakref.ref(rt.world), weakref.ref(rt.index)]
+        del rt
+        await asyncio.sleep(0)  # the stopped consumer task's last callback runs in this turn
+        assert [r() for r in refs] == [None, None, None]
+    finally:
+        gc.enable()

@@ -44,6 +44,33 @@ async def test_over_budget_move_is_reverted_and_reported():
         assert w.said("not Raider's turn", out, whisper_to="gm")
 
 
+async def test_a_refused_move_leaves_no_garbage_for_the_collector():
+    """A refusal is an answer, made often (a drag one cell too far): once the move is
+    refused the runtime lets go of the rule's error, whose traceback leads back to the frame
+    that held it (a reference cycle of some ten objects, frames included, each refused
+    move)."""
+    import gc
+
+    from vttbridge.rules.outcome import RuleError
+
+    async with WorldHarness(system="foe") as w:
+        await fight(w)
+        gc.collect()
+        gc.disable()  # what the refusals leave, only refcounting frees
+        try:
+            for _ in range(3):
+                out = await w.move("mint", (16, 0), player="pm")  # 80 ft > a 75 ft run
+                assert w.said("Move refused", out, whisper_to="pm")
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            left = [o for o in gc.garbage if isinstance(o, RuleError)]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+        assert left == []
+
+
 async def test_gm_moves_and_the_setting_keep_illegal_moves():
     async with WorldHarness(system="foe") as w:
         await fight(w)
