@@ -251,17 +251,16 @@ def report_tables(rows: dict[str, dict[str, float]], idle: int) -> str:
     lines = [f"{'window':<8} {'moves':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}"]
     for kind, r in rows.items():
         lines.append(f"{kind:<8} {r['n']:>6} {r['p50']:>8.1f} {r['p99']:>8.1f} {r['max']:>8.1f}")
-    q, lv, ar = rows["quiet"], rows["leaving"], rows["arriving"]
-    lines.append(
-        f"playing worlds while {idle} other tables arrive and their worlds wake: "
-        f"max {ar['max']:.1f} ms (quiet {q['max']:.1f}), p99 {ar['p99']:.1f} ms "
-        f"(quiet {q['p99']:.1f})"
-    )
-    lines.append(
-        f"playing worlds while {idle} other tables leave and their worlds fall asleep: "
-        f"max {lv['max']:.1f} ms (quiet {q['max']:.1f}), p99 {lv['p99']:.1f} ms "
-        f"(quiet {q['p99']:.1f})"
-    )
+    q = rows["quiet"]
+    for kind, what in (
+        ("arriving", "arrive and their worlds wake"),
+        ("leaving", "leave and their worlds fall asleep"),
+    ):
+        r = rows[kind]
+        lines.append(
+            f"playing worlds while {idle} other tables {what}: max {r['max']:.1f} ms "
+            f"(quiet {q['max']:.1f}), p99 {r['p99']:.1f} ms (quiet {q['p99']:.1f})"
+        )
     return "\n".join(lines)
 
 

@@ -718,14 +718,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.freeze()
     # And run those passes less often. Python's default (700, 10, 10) makes one per ~70,000
     # objects allocated, several a second under load, each 10-20 ms with the worlds loaded;
-    # events make few reference cycles, and the worlds put to sleep are collected when the
-    # last one sleeps or a quarter of them did (hosting.py, SleepTrim). At 100 clients in
-    # bench_bridge: p99 34 -> 15 ms, -8 % CPU. The middle generation is collected every 4
-    # young passes, not 20: while tables arrive and their worlds wake, most of what is made
-    # survives, and 20 passes' worth (up to 200,000 objects) took a pass of 90-120 ms; 4 keep
-    # it under 40,000, 20-40 ms (bench_isolation.py --part tables, the players' slowest move
-    # while 300 tables arrive: 120-133 -> 35-60 ms; the burst's CPU per event 1.01x). 2 gave
-    # the same there, for 2.5 % more CPU per event in the burst.
+    # events make few reference cycles, and a world put to sleep holds none (it is freed as
+    # it is unloaded). At 100 clients in bench_bridge: p99 34 -> 15 ms, -8 % CPU. The middle
+    # generation is collected every 4 young passes, not 20: while tables arrive and their
+    # worlds wake, most of what is made survives, and 20 passes' worth (up to 200,000
+    # objects) took a pass of 90-120 ms; 4 keep it under 40,000, 20-40 ms
+    # (bench_isolation.py --part tables, the players' slowest move while 300 tables arrive:
+    # 120-133 -> 35-60 ms; the burst's CPU per event 1.01x). 2 gave the same there, for 2.5 %
+    # more CPU per event in the burst.
     gc.set_threshold(10_000, 4, 20)
     # And keep each full pass short: what survived one is frozen after it, so the next one
     # walks only what has lived long since (with 100 worlds played flat out, passes of 15-80
