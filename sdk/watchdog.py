@@ -95,6 +95,13 @@ class Guard:
     """What it returned."""
     elapsed: float = 0.0
 
+    def take_error(self) -> Exception | None:
+        """:attr:`error`, forgotten here: its traceback leads back to the frame that ran the
+        callback, which holds this guard (a reference cycle at every failed callback, left for
+        the collector unless the caller takes it)."""
+        error, self.error = self.error, None
+        return error
+
 
 class Watchdog:
     """Arms and watches plain callbacks; see the module's docstring. One per process:

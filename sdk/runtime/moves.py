@@ -73,7 +73,7 @@ class Movement:
                         out, error = None, e
                 else:  # a script's judge runs under the watchdog; one stopped lets it through
                     guard = await self._supervisor.guarded_off(judge, judge.fn, args)
-                    out, error = guard.result, guard.error
+                    out, error = guard.result, guard.take_error()
                 if isinstance(error, RuleError):
                     if before is not None:
                         restore_encounter(enc, before)

@@ -112,8 +112,9 @@ class Supervisor:
                 return False
             return True
         guard = await self.guarded_off(reg, reg.fn, call_args)
-        if guard.error is not None:
-            self._failed(reg, guard.error, command)
+        error = guard.take_error()
+        if error is not None:
+            self._failed(reg, error, command)
         if guard.interrupted and command is not None and (command.player or "gm") != "gm":
             self._step.emit(
                 PostChat(
@@ -121,7 +122,7 @@ class Supervisor:
                     whisper_to=command.player,
                 )
             )
-        return guard.error is None and not guard.interrupted
+        return error is None and not guard.interrupted
 
     async def guarded_off(
         self, reg: Registered, fn: Callable[..., Any], args: tuple[Any, ...] = ()
@@ -170,8 +171,9 @@ class Supervisor:
                 return False
         result: list[bool] = []
         guard = await self.guarded_off(reg, lambda: result.append(bool(pred(*args))))
-        if guard.error is not None:
-            self.report_error(reg, guard.error)
+        error = guard.take_error()
+        if error is not None:
+            self.report_error(reg, error)
         return bool(result) and result[0] and not guard.interrupted
 
     def watched(self, reg: Registered, coro: Coroutine[Any, Any, Any]) -> Awaitable[Any]:
@@ -375,8 +377,12 @@ class _Stepped(Generator[Any, Any, Any]):
         if guard.interrupted:  # reported; the callback ends there
             self.coro.close()
             raise StopIteration(None)
-        if guard.error is not None:
-            raise guard.error  # StopIteration: the callback returned
+        error = guard.take_error()
+        if error is not None:
+            try:
+                raise error  # StopIteration: the callback returned
+            finally:
+                error = None  # its traceback holds this frame: no cycle through the local
         return out[0]
 
 

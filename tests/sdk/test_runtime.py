@@ -275,6 +275,45 @@ async def test_failing_script_is_reported_with_file_and_line(tmp_path):
         assert w.world.tokens["t"].cell == Cell(x=1, y=1)  # the world went on
 
 
+async def test_a_failing_script_leaves_no_garbage_for_the_collector(tmp_path):
+    """A scripter's listener that fails at every move is reported each time; its error is
+    let go of once reported (its traceback leads back to the frame that ran the callback,
+    which held it: a reference cycle at every failure, frames included)."""
+    import gc
+    import logging
+
+    path = tmp_path / "buggy.py"
+    path.write_text(
+        "from vttbridge.sdk import Script, TokenMoved\n"
+        "script = Script('buggy')\n"
+        "@script.on(TokenMoved)\n"
+        "def boom(event, ctx):\n"
+        "    return 1 / 0\n"
+        "@script.on(TokenMoved)\n"
+        "async def aboom(event, ctx):\n"
+        "    return 1 / 0\n"
+    )
+    async with WorldHarness(str(path)) as w:
+        await w.token("t")
+        await w.send(moved("t", 1, 1))
+        gc.collect()
+        gc.disable()  # what the failures leave, only refcounting frees
+        logging.disable(logging.ERROR)  # the captured log records would keep the errors
+        try:
+            for x in range(2, 5):
+                out = await w.send(moved("t", x, 1))
+                assert len(w.chat_lines(out, whisper_to="gm")) == 2  # both reported
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            left = [o for o in gc.garbage if isinstance(o, ZeroDivisionError)]
+        finally:
+            logging.disable(logging.NOTSET)
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+        assert left == []
+
+
 async def test_slow_async_script_is_stopped_and_reported(tmp_path):
     path = tmp_path / "slow.py"
     path.write_text(
