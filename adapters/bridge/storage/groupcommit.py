@@ -227,7 +227,10 @@ class GroupCommit:
         fut = self._futures.get(claim)
         if fut is not None:
             return fut
-        fut = asyncio.get_running_loop().create_future()
+        # Asked for once: on Python 3.11 each asking is a getpid() system call, and under
+        # load one barrier per event is made (an event's world is rarely twice in a batch).
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
 
         def settle(error: BaseException | None) -> None:
             if fut.done():
@@ -239,7 +242,7 @@ class GroupCommit:
             else:
                 fut.set_exception(StoreError(f"the database cannot be written: {error}"))
 
-        self.after_commit(settle, claim)
+        self._add(_Barrier(settle, loop, claim))
         self._futures[claim] = fut
         return fut
 
