@@ -14,6 +14,7 @@ SocketServer` does, as a connection opens).
 from __future__ import annotations
 
 import contextlib
+import weakref
 from functools import partial
 from typing import Any
 
@@ -29,7 +30,18 @@ SEPARATOR = 0x1E
 
 def install(sock: AsyncSocket, limit: int, bad_input: BadInput) -> None:
     """Read ``sock``'s long-polling POSTs with :func:`handle_post_request`."""
-    read_posts_with(sock, partial(handle_post_request, sock, limit, bad_input))
+    # The reader is kept on the socket: through a weak reference it refers back to it without
+    # a reference cycle, so a closed socket is freed at once, not by a collector's pass (which
+    # never comes for a socket frozen out of the passes, see ``cli.py``).
+    read_posts_with(sock, partial(_post_to, weakref.ref(sock), limit, bad_input))
+
+
+async def _post_to(
+    ref: weakref.ref[AsyncSocket], limit: int, bad_input: BadInput, environ: dict[str, Any]
+) -> None:
+    sock = ref()
+    if sock is not None:
+        await handle_post_request(sock, limit, bad_input, environ)
 
 
 async def handle_post_request(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import functools
+import gc
 import logging
 import signal
 import time
@@ -60,15 +63,24 @@ def trim_memory(collect: bool = True) -> None:
     freezes what survives again: it walks every object of the process. A world put to sleep
     needs none (nothing in it refers back to what holds it: it is freed as it is unloaded);
     it is for cycles made elsewhere (a script's) that died after they were frozen."""
-    import ctypes
-    import gc
-
     if collect:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """glibc, loaded once (each load makes a handle that is itself garbage for the collector);
+    None elsewhere."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") else None
 
 
 class SleepTrim:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 
 import pytest
 import socketio
@@ -44,6 +46,31 @@ async def test_polling_transport_works_too(db, worlds, transport):
     finally:
         await server.stop()
         await c.close()
+
+
+@pytest.mark.parametrize("transport", ["websocket", "polling"])
+async def test_a_closed_connection_is_freed_without_the_collector(db, worlds, transport):
+    """A connection refers back to itself nowhere, so it is freed as it closes: `serve`
+    freezes what lives out of the collector's passes (as worlds wake), and a frozen cycle
+    would stay until no world is loaded."""
+    server = await start_server(db, ping_interval=0.5, ping_timeout=1)
+    keep = await TableClient().connect(server.url, "table2", worlds["table2"][0])
+    c = TableClient()
+    gc.disable()  # a pass meanwhile would free cycles too
+    try:
+        await c.connect(server.url, "table1", worlds["table1"][0], transport=transport)
+        assert (await c.send("snapshot", scene()))["ok"]
+        eio = server.bridge.sio.eio
+        (sid,) = [s for s in eio.sockets if s != keep.sio.eio.sid]
+        ref = weakref.ref(eio.sockets[sid])
+        await c.close()
+        async with asyncio.timeout(5):
+            while sid in eio.sockets or ref() is not None:
+                await asyncio.sleep(0.02)
+    finally:
+        gc.enable()
+        await keep.close()
+        await server.stop()
 
 
 @pytest.mark.parametrize(
