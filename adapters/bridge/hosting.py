@@ -68,6 +68,9 @@ class Hosting:
         self.on_unloaded: Callable[[HostedWorld], Awaitable[None]] | None = None
         """Called with a world unloaded because this node lost it (its connections are
         closed there)."""
+        self.on_woken: Callable[[], None] | None = None
+        """Called as each world is loaded or woken (``serve`` keeps it out of the garbage
+        collector's passes: :func:`~vttbridge.adapters.bridge.process.settle_woken`)."""
         self.closing = False
         self.cluster: Cluster | None = None
         """The other nodes (``--redis``; ``cluster.py``)."""
@@ -161,6 +164,8 @@ class Hosting:
             await self.leases.release(lease)
             raise
         self.worlds[rec.name] = host
+        if self.on_woken is not None:
+            self.on_woken()
         if self.cluster is not None:
             await self.cluster.serve(host)
             remote = self.remote.pop(rec.name, None)

@@ -9,7 +9,7 @@ import weakref
 
 import aiohttp
 from vttbridge.adapters.bridge.config import WorldConfig
-from vttbridge.adapters.bridge.process import SleepTrim
+from vttbridge.adapters.bridge.process import SleepTrim, settle_woken
 from vttbridge.adapters.bridge.worldhost import WorldHost
 from vttbridge.sdk import ChatCommand, Context, Script, TokenMoved
 from vttbridge.sdk.world import Prompt
@@ -220,6 +220,43 @@ async def test_a_world_put_to_sleep_is_freed_at_once_without_the_collector(db, w
         assert "table2" in server.bridge.worlds
     finally:
         gc.enable()
+        await other.close()
+        await server.stop()
+
+
+async def test_a_world_frozen_as_it_woke_is_freed_when_it_sleeps(db, worlds):
+    """`serve` freezes a world as it wakes (its objects kept out of the collector's passes while
+    other tables arrive); it is freed all the same as it falls asleep."""
+    server = await start_server(db, world=WorldConfig(sleep_after=0.3))
+    woken: list[str] = []
+
+    def on_woken() -> None:
+        woken.append("woken")
+        settle_woken()
+
+    server.bridge.hosting.on_woken = on_woken
+    key = worlds["table1"][0]
+    other = await TableClient().connect(server.url, "table2", worlds["table2"][0])
+    gc.disable()
+    try:
+        c = await TableClient().connect(server.url, "table1", key)
+        await c.send("snapshot", scene())
+        await c.close()
+        await wait_until(lambda: "table1" not in server.bridge.worlds)
+        frozen = gc.get_freeze_count()
+        c = await TableClient().connect(server.url, "table1", key)  # wakes it
+        assert woken == ["woken"] and gc.get_freeze_count() > frozen
+        host = server.bridge.worlds["table1"]
+        assert set(host.runtime.world.tokens) == {"kevin", "ally", "thug"}
+        refs = [weakref.ref(o) for o in (host, host.runtime, host.runtime.world)]
+        del host
+        await c.close()
+        await wait_until(lambda: "table1" not in server.bridge.worlds)
+        await wait_until(lambda: refs[0]() is None)
+        assert [r() for r in refs] == [None, None, None]
+    finally:
+        gc.enable()
+        gc.unfreeze()  # this test process goes on: leave its collector as it was
         await other.close()
         await server.stop()
 
