@@ -714,7 +714,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # What is loaded so far (modules, classes, pydantic's schemas) lives as long as the process:
     # keep it out of the collector's full passes, which otherwise stop the server for tens of
     # milliseconds now and then (p99 round trip at 100 clients: about 70 -> 40 ms). Worlds
-    # load after this, so a world that falls asleep is still collected.
+    # load after this, and are frozen as they wake (below): one that falls asleep is freed all
+    # the same, holding no reference cycle.
     gc.collect()
     gc.freeze()
     # And run those passes less often. Python's default (700, 10, 10) makes one per ~70,000
