@@ -199,6 +199,16 @@ class Hosting:
         if self.on_unloaded is not None:
             await self.on_unloaded(remote)
 
+    async def _resume_at_saved_ack(self, remote: RemoteWorld) -> None:
+        """Where a client that names no ``last_seq`` resumes at ``remote``: the owner's last
+        saved GM ack (what this node learnt of it may be older: its own clients' acks go to
+        the owner, and a world whose owner left keeps the figure it had)."""
+        assert self.store is not None
+        rec = await self.store.world(remote.name)
+        if rec is not None:
+            box = remote.outbox
+            box.acked_seq = max(box.acked_seq, min(rec.acked_seq, box.published))
+
     async def _remote(self, name: str) -> RemoteWorld | None:
         """World ``name`` as this node's connections use it while another node owns it."""
         assert self.cluster is not None and self.store is not None
@@ -275,12 +285,7 @@ class Hosting:
             return host
         remote = self.remote.get(name)
         if remote is not None and not remote.orphaned:
-            # where a client that names no last_seq resumes: the owner's last saved GM ack
-            assert self.store is not None
-            rec = await self.store.world(name)
-            if rec is not None:
-                box = remote.outbox
-                box.acked_seq = max(box.acked_seq, min(rec.acked_seq, box.published))
+            await self._resume_at_saved_ack(remote)
             return remote
         assert self.store is not None
         sleeping = self._sleeping.get(name)
@@ -303,7 +308,10 @@ class Hosting:
                 raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
             if remote is not None:
                 remote.orphaned = False  # another node has it now
-            return await self._remote(name)
+            remote = await self._remote(name)
+            if remote is not None:
+                await self._resume_at_saved_ack(remote)
+            return remote
         except Exception as e:
             log.error("World %r could not be loaded: %s", name, e)
             raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e

@@ -18,7 +18,7 @@ from vttbridge.adapters.bridge.outbox import row_body
 from vttbridge.adapters.bridge.server import create_world
 from vttbridge.adapters.bridge.storage import LogRow, open_storage, run_blocking
 
-from tests.bridge.conftest import TableClient, printed, scene, start_serve
+from tests.bridge.conftest import TableClient, printed, scene, start_serve, start_server
 
 pytestmark = pytest.mark.slow  # several nodes on PostgreSQL and Redis, owners paused and killed
 
@@ -302,3 +302,44 @@ async def test_a_missed_note_is_read_from_the_log(tmp_path):
         assert await box.count_after(2) == 4
     finally:
         await store.close()
+
+
+async def test_a_client_naming_no_seq_resumes_at_the_saved_ack_while_the_owner_is_silent(
+    postgres_url, redis_url
+):
+    """A client that names no ``last_seq`` resumes where the world's GM clients applied the
+    commands up to, as saved by the owner, also at a node whose forwarded events found the
+    owner silent (dead, or hanging with its lease running): that node's own figure is older
+    (its clients' acks go to the owner), and taking it would send the client again every
+    command it applied."""
+    gm_key, _ = create_world(postgres_url, "table1")
+    cfg = {"redis": redis_url, "lease_ttl": 30.0}  # the owner keeps the world for the test
+    owner = await start_server(postgres_url, node="node-0", **cfg)
+    other = await start_server(postgres_url, node="node-1", **cfg)
+    gm = TableClient()
+    watcher = TableClient(ack=False)
+    try:
+        await gm.connect(owner.url, "table1", gm_key)  # node-0 takes the world
+        assert (await gm.send("snapshot", scene()))["ok"]
+        await watcher.connect(other.url, "table1", gm_key)  # node-1 follows it
+        for i in range(5):
+            assert (await gm.send("chat", {"id": f"c{i}", "text": "!help", "role": "gm"}))["ok"]
+        await gm.caught_up()
+        async with asyncio.timeout(10):  # the gm's acks saved by the owner
+            while run_blocking(postgres_url, lambda s: s.world("table1")).acked_seq < gm.last_seq:
+                await asyncio.sleep(0.05)
+        # an event of node-1's found no owner (what RemoteWorld.receive marks): a connect
+        # there tries to take the world, which the owner's lease refuses
+        other.bridge.hosting.remote["table1"].orphaned = True
+        plain = TableClient()
+        await plain.connect(other.url, "table1", gm_key)  # no last_seq
+        try:
+            assert await plain.caught_up(via=gm) == []  # nothing applied is sent again
+            assert "table1" in owner.bridge.worlds and "table1" not in other.bridge.worlds
+        finally:
+            await plain.close()
+    finally:
+        await gm.close()
+        await watcher.close()
+        await other.stop()
+        await owner.stop()
