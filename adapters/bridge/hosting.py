@@ -214,7 +214,8 @@ class Hosting:
         assert self.cluster is not None and self.store is not None
         async with self._remote_lock:
             remote = self.remote.get(name)
-            if remote is not None:
+            if remote is not None:  # its figure of the saved ack may be old (owner silent)
+                await self._resume_at_saved_ack(remote)
                 return remote
             rec = await self.store.world(name)
             if rec is None:
@@ -308,10 +309,7 @@ class Hosting:
                 raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
             if remote is not None:
                 remote.orphaned = False  # another node has it now
-            remote = await self._remote(name)
-            if remote is not None:
-                await self._resume_at_saved_ack(remote)
-            return remote
+            return await self._remote(name)
         except Exception as e:
             log.error("World %r could not be loaded: %s", name, e)
             raise WorldUnavailable(f"World {name!r} could not be loaded: {e}") from e
