@@ -86,9 +86,9 @@ USES: tuple[PrivateUse, ...] = (
                "dispatches a namespace connect", ("self", "eio_sid", "namespace", "data")),
     PrivateUse("python-socketio", _SIO, "_handle_disconnect", "method", "packets.py",
                "dispatches a namespace disconnect", ("self", "eio_sid", "namespace", "reason")),
-    PrivateUse("python-socketio", _SIO, "_send_packet", "method", "packets.py",
-               "sends the bad_auth ack of an event on a namespace not connected",
-               ("self", "eio_sid", "pkt")),
+    PrivateUse("python-socketio", _SIO, "_send_packet", "method", "packets.py, internals.py",
+               "sends the bad_auth ack of an event on a namespace not connected, and each "
+               "command", ("self", "eio_sid", "pkt")),
     PrivateUse("python-socketio", _SIO, "_handle_eio_connect", "method", "packets.py",
                "a new engine.io socket, before any POST: the long-polling reader is put on it",
                ("self", "eio_sid", "environ")),
@@ -106,8 +106,12 @@ USES: tuple[PrivateUse, ...] = (
                "method", "packets.py", "the socket.io sid of an engine.io connection",
                ("self", "eio_sid", "namespace")),
     PrivateUse("python-socketio", "socketio.base_manager.BaseManager", "eio_sid_from_sid",
-               "method", "sockets.py", "the engine.io connection of a socket.io sid (to drop "
-               "its transport)", ("self", "sid", "namespace")),
+               "method", "sockets.py, internals.py", "the engine.io connection of a socket.io "
+               "sid (to drop its transport, to send it a command)", ("self", "sid", "namespace")),
+    PrivateUse("python-socketio", "socketio.base_manager.BaseManager", "_generate_ack_id",
+               "method", "internals.py", "a command's ack id, its callback kept where the "
+               "client's ack finds it (emit's own way, without its task per recipient: speed)",
+               ("self", "sid", "callback")),
     PrivateUse("python-socketio", "socketio.base_manager.BaseManager", "is_connected",
                "method", "packets.py, sockets.py", "whether a sid is connected to a namespace",
                ("self", "sid", "namespace")),
@@ -204,6 +208,21 @@ class HookedServer(socketio.AsyncServer):
     """``(eio_sid, namespace, data)``: a namespace connect."""
     send_packet = socketio.AsyncServer._send_packet
     """``(eio_sid, packet)``: one socket.io packet to the connection."""
+
+    async def emit_to_one(
+        self, sid: str, namespace: str, event: str, data: Any, callback: Callable[..., Any]
+    ) -> None:
+        """``emit(event, data, to=sid, namespace=namespace, callback=callback)`` for one
+        connection: the same packet and ack id, sent from the caller's task. ``emit`` makes a
+        task per recipient and waits for them, which cost a command about a tenth of its
+        server time (``bench/bench_bridge.py``). A connection that is gone is sent nothing."""
+        eio_sid = self.manager.eio_sid_from_sid(sid, namespace)
+        if eio_sid is None:
+            return
+        ack_id = self.manager._generate_ack_id(sid, callback)
+        pkt = self.packet_class(socketio.packet.EVENT, namespace=namespace, data=[event, data],
+                                id=ack_id)  # fmt: skip
+        await self.send_packet(eio_sid, pkt)
 
     async def dispatch_disconnect(self, eio_sid: str, namespace: str | None) -> None:
         """The client left ``namespace``."""

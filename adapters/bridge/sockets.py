@@ -23,14 +23,14 @@ import socketio
 from vttbridge.adapters.bridge import polling, websocket
 from vttbridge.adapters.bridge.badinput import BadInput
 from vttbridge.adapters.bridge.config import BridgeConfig
-from vttbridge.adapters.bridge.internals import close_transport, engine_socket, sent
+from vttbridge.adapters.bridge.internals import HookedServer, close_transport, engine_socket, sent
 from vttbridge.adapters.bridge.packets import SocketServer, packet_class
 from vttbridge.adapters.bridge.protocol import Refused
 
 log = logging.getLogger("vttbridge")
 
 
-def new_socket_server(cfg: BridgeConfig) -> socketio.AsyncServer:
+def new_socket_server(cfg: BridgeConfig) -> SocketServer:
     """The python-socketio server the bridge's sockets use (in whichever process holds them)."""
     bad_input = BadInput()  # one rate limit for the warnings of every layer
     sio = SocketServer(
@@ -93,7 +93,7 @@ class Transport(Protocol):
 class SioTransport:
     """The :class:`Transport` of a python-socketio server in this process."""
 
-    def __init__(self, sio: socketio.AsyncServer) -> None:
+    def __init__(self, sio: HookedServer) -> None:
         self.sio = sio
 
     async def join(self, sid: str, ns: str, room: str) -> None:
@@ -108,7 +108,7 @@ class SioTransport:
     async def send_command(
         self, sid: str, ns: str, msg: dict[str, Any], on_ack: Callable[..., Any]
     ) -> None:
-        await self.sio.emit("command", msg, to=sid, namespace=ns, callback=on_ack)
+        await self.sio.emit_to_one(sid, ns, "command", msg, on_ack)
 
     async def emit(self, to: str, ns: str, event: str, data: Any) -> None:
         """An event with no ack, to one connection or a room (the dashboards' views)."""
