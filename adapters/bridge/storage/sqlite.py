@@ -373,8 +373,19 @@ _CHUNKS = (256, 64, 16, 4, 1)
 so that few texts of each statement exist (sqlite3 caches the compiled ones by text)."""
 
 
+_ONE_ROW = {
+    "acked": "UPDATE worlds SET acked_seq=max(acked_seq, ?1) WHERE name=?2",
+    "adapter": "UPDATE worlds SET adapter=?1 WHERE name=?2",
+}
+"""The updates' statements for one row: a batch of one world (the usual case at a table's
+pace, and each command's ack under load) runs in about a third of the time of the form with
+a ``VALUES`` list, which SQLite first copies into a table of its own."""
+
+
 @functools.lru_cache(maxsize=64)
 def _statement(op: str, rows: int) -> str:
+    if rows == 1 and op in _ONE_ROW:
+        return _ONE_ROW[op]
     head, row, tail = _SQL[op]
     return head + ", ".join([row] * rows) + tail
 
