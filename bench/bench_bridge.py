@@ -52,6 +52,14 @@ sweeper and the key check, a fixed cost per connection and per world, not a loop
 ``CPU us/ev`` is the server process's CPU time per event (Linux): both servers run at one full
 core under load, so it is what sets events/s, and in a closed loop p50 ~ clients / events/s.
 
+``--ruler`` adds runs of the same bridge in which each world's VTT shows the movement budget
+('ruler': the tests' RulerTable adapter, namespace ``/rulertable``, worlds of their own), as
+Foundry's Token Ruler and Roll20's whisper do: after each move in a fight the token's budget
+comes back as a command, which the client acks. The speed run's MiniTable declines the
+budget, so there a move is one round trip and a command comes only with a turn change; at a
+Foundry or Roll20 table in a fight a move is also a command and its ack, which these runs
+cost (``cmd/ev``: commands a client got per event).
+
 ``--dashboard`` adds runs of the same bridge in which a dashboard page (its socket, namespace
 ``/dashboard``) watches every world played: each world then sends a view after its moves, at
 most four a second. They alternate with the runs without one (no world watched, as at a table
@@ -320,13 +328,19 @@ def make_worlds(db: Path, names: list[str], python: str | None = None) -> dict[s
     return out
 
 
+RULER = "tests.bridge.minitable:RulerTable"
+"""The adapter of the ``--ruler`` runs: MiniTable with the movement budget shown."""
+
+
 def serve_cmd(
-    db: Path, extra: list[str] = (), sleep_after: float = 0, python: str = sys.executable
-) -> list[str]:
+    db: Path, extra: list[str] = (), sleep_after: float = 0, python: str = sys.executable,
+    ruler: bool = False,
+) -> list[str]:  # fmt: skip
     return [
         python, "-m", "vttbridge", "serve", "--db", str(db), "--port", "0",
         "--no-default-world", "--rate", "0", "--sleep-after", str(sleep_after),
-        "--adapter", "tests.bridge.minitable:MiniTable", *extra,
+        "--adapter", "tests.bridge.minitable:MiniTable", *(["--adapter", RULER] if ruler else []),
+        *extra,
     ]  # fmt: skip
 
 
@@ -383,12 +397,13 @@ def table_event(eid: str, i: int, turns: bool) -> tuple[str, dict]:
 
 
 async def table_clients(
-    session: aiohttp.ClientSession, url: str, worlds: list[str], world_keys: dict[str, str]
-) -> list[RawClient]:
-    """A client connected to each world, with its key (the echo takes any)."""
+    session: aiohttp.ClientSession, url: str, worlds: list[str], world_keys: dict[str, str],
+    ns: str = NS,
+) -> list[RawClient]:  # fmt: skip
+    """A client connected to each world on ``ns``, with its key (the echo takes any)."""
     clients = []
     for w in worlds:
-        c = RawClient(session, url)
+        c = RawClient(session, url, ns)
         await c.connect({"world": w, "key": world_keys.get(w, "x"), "client": CLIENT})
         clients.append(c)
     return clients
@@ -460,12 +475,13 @@ async def closed_loop(
 
 async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seconds: float,
                    bridge: bool, warmup: float = 0.5,
-                   dashboards: bool = False) -> dict:  # fmt: skip
-    """Closed-loop clients, one per world; returns events/s and latency percentiles (and the
-    views the dashboards got, with ``dashboards``: one page watching each world)."""
+                   dashboards: bool = False, ns: str = NS) -> dict:  # fmt: skip
+    """Closed-loop clients, one per world, on namespace ``ns``; returns events/s and latency
+    percentiles, the commands the clients got per event (``cmds``), and the views the
+    dashboards got (with ``dashboards``: one page watching each world)."""
     # no cap on connections: 100 clients and 100 pages are over aiohttp's default of 100
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-        clients = await table_clients(session, url, worlds, world_keys)
+        clients = await table_clients(session, url, worlds, world_keys, ns)
         pages = []
         for w in worlds if bridge and dashboards else ():
             page = RawClient(session, url, "/dashboard")
@@ -476,9 +492,10 @@ async def run_load(url: str, worlds: list[str], world_keys: dict[str, str], seco
                 await start_combat(c)
         r = await closed_loop(clients, seconds, warmup, turns=bridge)
         views = sum(p.commands for p in pages)
+        commands = sum(c.commands for c in clients)
         for c in clients + pages:
             await c.close()
-    return {"views": views / (r["seconds"] + warmup), **r}
+    return {"views": views / (r["seconds"] + warmup), "cmds": commands / r["total"], **r}
 
 
 async def idle_worlds(
@@ -551,6 +568,13 @@ async def main() -> None:
         help="what to measure",
     )
     ap.add_argument(
+        "--ruler",
+        action="store_true",
+        help="with --part speed: also runs in which each world's VTT shows the movement budget "
+        "('ruler': a command and its ack after every move in a fight, as at a Foundry or "
+        "Roll20 table)",
+    )
+    ap.add_argument(
         "--dashboard",
         action="store_true",
         help="also runs in which a dashboard page watches every world played ('watched')",
@@ -598,6 +622,7 @@ async def main() -> None:
                 args.dashboard,
                 args.baseline,
                 base_extra=base_extra,
+                ruler=args.ruler,
             )
         if args.part in ("all", "burst"):
             extra = ["--durability", args.durability]
@@ -656,19 +681,27 @@ async def speed(
     baseline: str | None = None,
     counts: tuple[int, ...] = (1, 10, 100),
     base_extra: list[str] = (),
-) -> None:
+    ruler: bool = False,
+    with_node: bool = True,
+) -> dict[tuple[str, int], dict[str, float]]:
+    """Each server's medians by (name, clients), as printed (``with_node=False``: without
+    the Node echo)."""
     runs: dict[tuple[str, int], list[dict]] = {}
     echo_script = tmp / "echo.py"
     echo_script.write_text(ECHO_SERVER)
     db = tmp / f"bench-{os.urandom(3).hex()}.sqlite3"
-    world_keys = make_worlds(db, [f"w{i}" for i in range(max(counts))])
-    echo = node = bridge = base = None
+    # the ruler's worlds are their own (a world is played through one adapter)
+    names = [f"w{i}" for i in range(max(counts))]
+    ruled = [f"r{i}" for i in range(max(counts))] if ruler else []
+    world_keys = make_worlds(db, names + ruled)
+    echo = bridge = base = None
+    node_cmd = node_echo() if with_node else None
+    node = None
     try:
         echo, echo_url = start([sys.executable, str(echo_script), echo_kind])
-        node_cmd = node_echo()
         if node_cmd is not None:
             node, node_url = start(node_cmd)
-        bridge, bridge_url = start(serve_cmd(db, extra))
+        bridge, bridge_url = start(serve_cmd(db, extra, ruler=ruler))
         if baseline:  # its own database: a world is one node's
             base_db = tmp / f"baseline-{os.urandom(3).hex()}.sqlite3"
             base_keys = make_worlds(base_db, [f"w{i}" for i in range(max(counts))], baseline)
@@ -685,11 +718,14 @@ async def speed(
                     servers.append(("baseline", base, base_url, base_keys))
                 if dashboards:
                     servers.append(("watched", bridge, bridge_url, world_keys))
+                if ruler:
+                    servers.append(("ruler", bridge, bridge_url, world_keys))
                 for name, proc, url, wk in servers:
                     cpu = cpu_seconds(proc.pid)
                     bridged = name not in ("echo", "node")
+                    played, ns = (ruled[:n], "/rulertable") if name == "ruler" else (worlds, NS)
                     r = await run_load(
-                        url, worlds, wk, seconds, bridged, dashboards=name == "watched"
+                        url, played, wk, seconds, bridged, dashboards=name == "watched", ns=ns
                     )
                     # server CPU per event: what the server spends on one, whatever the
                     # clients do
@@ -700,7 +736,7 @@ async def speed(
             if proc is not None:
                 stop(proc)
     load = tuple(max(x, y) for x, y in zip(load, os.getloadavg(), strict=True))
-    keys = ("eps", "p50", "p99", "p999", "max", "cpu_us", "views")
+    keys = ("eps", "p50", "p99", "p999", "max", "cpu_us", "views", "cmds")
     results = {key: {k: statistics.median(r[k] for r in rs) for k in keys}
                for key, rs in runs.items()}  # fmt: skip
 
@@ -711,23 +747,24 @@ async def speed(
         print(f"medians of {repeat} alternating runs of each server, {seconds:g} s each:")
     print(f"{'clients':>7}  {'server':<8} {'events/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
           f" {'p99.9':>7} {'max ms':>7} {'CPU us/ev':>9}"
-          f"   {'x echo/s':>8} {'x echo p50':>10}")  # fmt: skip
+          f"   {'x echo/s':>8} {'x echo p50':>10} {'cmd/ev':>6}")  # fmt: skip
     for n in counts:
         e = results[("echo", n)]
         shown = ["echo", *(["node"] if node is not None else []), "bridge"]
         shown += ["baseline"] if base is not None else []
         shown += ["watched"] if dashboards else []
+        shown += ["ruler"] if ruler else []
         for name in shown:
             b = results[(name, n)]
             ratio = (f"   {b['eps'] / e['eps']:>8.2f} {b['p50'] / e['p50']:>10.2f}"
-                     if name != "echo" else "")  # fmt: skip
+                     f" {b['cmds']:>6.2f}" if name != "echo" else "")  # fmt: skip
             print(
                 f"{n if name == 'echo' else '':>7}  {name:<8} {b['eps']:>9.0f} {b['p50']:>7.2f}"
                 f" {b['p99']:>7.2f} {b['p999']:>7.2f} {b['max']:>7.1f} {b['cpu_us']:>9.0f}"
                 + ratio
                 + (f"   {b['views']:.0f} views/s" if name == "watched" else "")
             )
-        for name in ("bridge", "baseline") if base is not None else ("bridge",):
+        for name in ("bridge", *(["baseline"] if base else []), *(["ruler"] if ruler else [])):
             maxes = ", ".join(f"{r['max']:.1f}" for r in runs[(name, n)])
             print(f"{'':>7}  ({name} max of each run: {maxes} ms)")
     print()
@@ -749,6 +786,13 @@ async def speed(
             print(f"this bridge / baseline at {n:>3} clients: events/s {b['eps'] / o['eps']:.3f}x, "
                   f"p50 {b['p50'] / o['p50']:.3f}x, max {b['max'] / o['max']:.3f}x, "
                   f"CPU us/ev {b['cpu_us'] / o['cpu_us']:.3f}x")  # fmt: skip
+    if ruler:
+        for n in counts:
+            b, r = results[("bridge", n)], results[("ruler", n)]
+            print(f"with the ruler at {n:>3} clients (a command a move): events/s "
+                  f"{r['eps'] / b['eps']:.2f}x the bridge's, CPU us/ev "
+                  f"{r['cpu_us'] - b['cpu_us']:+.0f}")  # fmt: skip
+    return results
 
 
 async def paced_load(

@@ -15,7 +15,7 @@ from vttbridge.sdk import effects as fx
 
 from tests.adapters.roll20.test_translate import _snapshot
 from tests.bridge.conftest import scene
-from tests.bridge.minitable import MiniTable
+from tests.bridge.minitable import MiniTable, RulerTable
 
 HERE = Path(__file__).resolve().parent
 
@@ -52,6 +52,9 @@ def test_an_adapter_that_drops_effects_is_told_which():
         )
     }
     assert untranslated(MiniTable(), world_from(MiniTable(), scene())) == {}
+    # the benchmarks' table with a ruler translates the budget MiniTable declines
+    assert untranslated(RulerTable(), world_from(RulerTable(), scene())) == {}
+    assert fx.MovementBudget in MiniTable.declines - RulerTable.declines
 
 
 def test_a_declined_question_becomes_a_whisper_to_the_gm_and_never_vanishes():

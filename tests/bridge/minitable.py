@@ -16,6 +16,10 @@ Effects -> ops:
     PostChat -> chat.post, UpdateToken -> token.update, SetInitiative -> combat.initiative,
     AdvanceTurn -> combat.turn, AskPlayer -> chat.ask; it declines the rest (no sheets, no
     status markers, no ruler, no held moves).
+
+RulerTable: the same VTT with a ruler, namespace ``/rulertable``: MovementBudget ->
+token.budget {id, budget}, the command a token gets after each move in a fight (as Foundry's
+Token Ruler and Roll20's whisper are sent; the benchmarks' table with a command a move).
 """
 
 from __future__ import annotations
@@ -217,3 +221,22 @@ class MiniTable(Adapter):
                     )
                 ]
         return []
+
+
+class TokenBudget(BaseModel):
+    id: str
+    budget: dict[str, Any] | None = None
+
+
+class RulerTable(MiniTable):
+    """MiniTable whose VTT shows each token's movement budget."""
+
+    name = "rulertable"
+    outbound = {**MiniTable.outbound, "token.budget": TokenBudget}
+    declines = MiniTable.declines - {fx.MovementBudget}
+
+    def translate_out(self, effect: Any, world: Any) -> list[Command]:
+        if isinstance(effect, fx.MovementBudget):
+            budget = None if effect.budget is None else effect.budget.model_dump()
+            return [Command(op="token.budget", data={"id": effect.token, "budget": budget})]
+        return super().translate_out(effect, world)
