@@ -570,9 +570,9 @@ async def main() -> None:
     ap.add_argument(
         "--ruler",
         action="store_true",
-        help="with --part speed: also runs in which each world's VTT shows the movement budget "
-        "('ruler': a command and its ack after every move in a fight, as at a Foundry or "
-        "Roll20 table)",
+        help="with --part speed or burst: also runs in which each world's VTT shows the "
+        "movement budget ('ruler': a command and its ack after every move in a fight, as at a "
+        "Foundry or Roll20 table)",
     )
     ap.add_argument(
         "--dashboard",
@@ -628,7 +628,7 @@ async def main() -> None:
             extra = ["--durability", args.durability]
             await speed(Path(tmpdir), args.seconds or (5.0 if args.quick else 30.0), extra,
                         repeat, args.echo, baseline=args.baseline, counts=(100,),
-                        base_extra=base_extra)  # fmt: skip
+                        base_extra=base_extra, ruler=args.ruler)  # fmt: skip
         if args.part in ("all", "paced"):
             await paced(Path(tmpdir), args.seconds or (5.0 if args.quick else 20.0), repeat,
                         args.baseline, base_extra)  # fmt: skip
