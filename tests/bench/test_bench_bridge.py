@@ -1,25 +1,13 @@
 """The speed benchmark runs end to end, with the ruler's runs (no timing asserts)."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).parents[2] / "bench" / "bench_bridge.py"
-
-
-def load_bench():
-    sys.path.insert(0, str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("bench_bridge", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+from tests.bench import loader
 
 
 @pytest.mark.slow
 async def test_bench_speed_with_the_ruler_runs_small(tmp_path, capsys):
-    bench = load_bench()
+    bench = loader.load_bench("bench_bridge")
     results = await bench.speed(tmp_path, 0.5, [], 1, counts=(2,), ruler=True, with_node=False)
     assert set(results) == {("echo", 2), ("bridge", 2), ("ruler", 2)}
     assert all(r["eps"] > 0 for r in results.values())

@@ -1,15 +1,12 @@
 """The instruction-count benchmark runs end to end under callgrind (no figure asserted but
 that each server was counted, and that the bridge's move is more work than an echo)."""
 
-import importlib.util
 import os
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).parents[2] / "bench" / "bench_instructions.py"
+from tests.bench import loader
 
 
 @pytest.mark.slow
@@ -18,10 +15,7 @@ def test_bench_instructions_counts_each_server(tmp_path):
         if os.environ.get("VTTBRIDGE_CI"):
             pytest.fail("CI needs valgrind (apt-get install valgrind)", pytrace=False)
         pytest.skip("valgrind is not installed (apt-get install valgrind)")
-    sys.path.insert(0, str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("bench_instructions", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = loader.load_bench("bench_instructions")
     echo = bench.count("transport", 1, 20, tmp_path, None)
     bridge = bench.count("bridge", 1, 20, tmp_path, None)
     for r in (echo, bridge):

@@ -1,25 +1,13 @@
 """The isolation benchmark runs end to end and prints its figure (no timing asserts)."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).parents[2] / "bench" / "bench_isolation.py"
-
-
-def load_bench():
-    sys.path.insert(0, str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("bench_isolation", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+from tests.bench import loader
 
 
 @pytest.mark.slow
 async def test_bench_isolation_runs_small():
-    bench = load_bench()
+    bench = loader.load_bench("bench_isolation")
     rows = await bench.run(worlds=2, rate=10, seconds=2.5, rounds=1)
     assert set(rows) == {"quiet", "sleep", "spin"}
     assert rows["sleep"]["blocked"] >= 1 and rows["spin"]["blocked"] >= 1
@@ -28,7 +16,7 @@ async def test_bench_isolation_runs_small():
 
 @pytest.mark.slow
 async def test_bench_isolation_tables_runs_small():
-    bench = load_bench()
+    bench = loader.load_bench("bench_isolation")
     rows = await bench.tables_arriving_and_leaving(worlds=2, idle=6, rate=10, seconds=2.0, rounds=1)
     assert set(rows) == {"arriving", "quiet", "leaving"}
     assert rows["arriving"]["n"] == rows["quiet"]["n"] == rows["leaving"]["n"] == 40
