@@ -29,7 +29,6 @@ import asyncio
 import json
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from vttbridge.adapters.base import Adapter, Inbound
 from vttbridge.adapters.bridge import outbox
 from vttbridge.adapters.bridge.config import WorldConfig
 from vttbridge.adapters.bridge.declined import commands_for
+from vttbridge.adapters.bridge.dedup import RecentIds
 from vttbridge.adapters.bridge.outbox import Outbox, Subscriber
 from vttbridge.adapters.bridge.protocol import Ack, ErrorCode, Refused, refused_payload
 from vttbridge.adapters.bridge.storage import Lease, NotOwner, Storage
@@ -166,7 +166,7 @@ class WorldHost:
         self._waiting = 0  # events accepted and not yet run
         self._running: Job | None = None
         """The job in the runtime now, for the watchdog's thread (quarantine) only."""
-        self._seen: OrderedDict[str, int] = OrderedDict()
+        self._seen = RecentIds(config.dedup_window)
         self._inflight: dict[str, Job] = {}
         self._journaled: list[Effect] | None = None
         self._unsubscribe: list[Callable[[], None]] = []
@@ -215,7 +215,8 @@ class WorldHost:
         )
         if adapter_name:
             host.adapter = adapters.get(adapter_name)
-        host._seen.update(await store.recent_event_ids(name, config.dedup_window))
+        for event_id, seq in await store.recent_event_ids(name, config.dedup_window):
+            host._seen.add(event_id, seq)
         host._suspects = await store.suspects(name)
         runtime.on_overrun = host._mark_suspect
         host._unsubscribe = [
@@ -437,7 +438,7 @@ class WorldHost:
                 "acknowledged, send it again later.",
             )
         else:
-            self._remember(job.event_id, job.last_seq or 0)
+            self._seen.add(job.event_id, job.last_seq or 0)
             refusal = job.refusal
         if refusal is not None:
             self._finish(job, refusal=refusal)
@@ -492,11 +493,6 @@ class WorldHost:
                 fut.set_exception(refusal)
             else:
                 fut.set_result(ack or {})
-
-    def _remember(self, event_id: str, seq: int) -> None:
-        self._seen[event_id] = seq
-        while len(self._seen) > self.config.dedup_window:
-            self._seen.popitem(last=False)
 
     # -- quarantine ----------------------------------------------------------------------------
     def _mark_suspect(self, guard: Guard) -> None:
