@@ -114,6 +114,34 @@ async def test_a_quiet_world_is_snapshotted_while_serving(database, key):
         await server.stop()
 
 
+async def test_a_busy_world_snapshots_within_every_n_events_at_points_of_its_own(database, key):
+    """Each world's next snapshot comes after ``snapshot_every`` events or up to an eighth
+    fewer, drawn again each time: worlds played at one pace do not all snapshot at once, and
+    a restart never replays more than ``snapshot_every``."""
+    db, every = database, 40
+    server = await start_server(
+        db, world=WorldConfig(snapshot_every=every, snapshot_quiet=0), rate=0
+    )
+    try:
+        c = await TableClient().connect(server.url, "table1", key)
+        assert (await c.send("snapshot", scene(id="busy-snap")))["ok"]
+        host = server.bridge.worlds["table1"]
+        gaps, since = [], host.events_since_snapshot
+        for i in range(12 * every):
+            move = {"id": f"busy-{i}", "token": "kevin", "x": 100 * (i % 2), "y": 100}
+            ack = await c.send("tokenMoved", move)
+            assert ack["ok"], ack
+            if host.events_since_snapshot == 0:  # this event's snapshot is saved with it
+                gaps.append(since + 1)
+                assert latest_snapshot_seq(db) == ack["seq"]
+            since = host.events_since_snapshot
+        assert len(gaps) >= 12 and all(every - every // 8 <= g <= every for g in gaps), gaps
+        assert len(set(gaps)) > 1, gaps  # all alike: about one chance in 10 million
+        await c.close()
+    finally:
+        await server.stop()
+
+
 def latest_snapshot_seq(db) -> int:
     snap = run_blocking(db, lambda store: store.latest_snapshot("table1"))
     return snap[0] if snap else 0
