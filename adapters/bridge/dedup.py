@@ -13,7 +13,7 @@ class RecentIds:
     keeps forgetting rebuilds its table every few thousand new keys (the forgotten ones leave
     holes), all in one call: for one dict of 4,096 ids that took 0.3-0.6 ms of an ack's way
     in the event loop, and a hundred worlds played at one pace rebuilt theirs in the same few
-    turns (20-30 ms). A part rebuilds a sixteenth of that, each at its own moment."""
+    turns (15-28 ms). A part rebuilds a sixteenth of that, each at its own moment."""
 
     PARTS = 16
 

@@ -217,8 +217,9 @@ class WorldHost:
         )
         if adapter_name:
             host.adapter = adapters.get(adapter_name)
-        for event_id, seq in await store.recent_event_ids(name, config.dedup_window):
-            host._seen.add(event_id, seq)
+        host._seen = RecentIds(
+            config.dedup_window, await store.recent_event_ids(name, config.dedup_window)
+        )
         host._suspects = await store.suspects(name)
         runtime.on_overrun = host._mark_suspect
         host._unsubscribe = [
