@@ -43,9 +43,6 @@ class RecentIds:
     def __len__(self) -> int:
         return len(self._order)
 
-    def __contains__(self, event_id: object) -> bool:
-        return isinstance(event_id, str) and event_id in self._parts[hash(event_id) % self.PARTS]
-
     def __iter__(self) -> Iterator[str]:
         """The ids, oldest first."""
         return iter(self._order)
