@@ -27,6 +27,9 @@ Paced (``--part paced``): a realistic table load, 200 worlds with a client each,
 move every 2 s per table, for 20 s: latency, the server's share of a core and its CPU per
 event (light load: each event is committed on its own), the tables one core serves at that
 pace, and the log's bytes per event (the pages of the log table and its index, per event).
+Beside the echo it runs the same echo on the bridge's transport ('transport'), and reads the
+bridge's commit time from its ``/metrics``: the two parts every event needs before any
+validation or rule (an answer on the socket, a row committed before the ack).
 
 Every part prints the machine's load average beside its figures: other work on the machine
 slows both servers of a run alike, which is why each figure is a ratio to a baseline
@@ -871,15 +874,17 @@ def log_bytes(db: Path) -> tuple[int, int]:
 
 
 async def paced(
-    tmp: Path, seconds: float, repeat: int, baseline: str | None, base_extra: list[str] = ()
-) -> None:
+    tmp: Path, seconds: float, repeat: int, baseline: str | None, base_extra: list[str] = (),
+    tables: int = 200,
+) -> dict[str, dict[str, float]]:  # fmt: skip
     """A realistic table load: N worlds with a client each, one token move every 2 s per
     table, for ``seconds``; the server's share of a core and CPU per event, the worlds one
     core serves at that load, and the log's bytes per event; the same load on the bare
     python-socketio echo, alternating (at this pace an event costs every server several times
     what it costs under full load: each one wakes the process on its own). With
-    ``--baseline``, the same on the other interpreter's bridge too."""
-    n, every = 200, 2.0
+    ``--baseline``, the same on the other interpreter's bridge too. Returns each server's
+    medians."""
+    n, every = tables, 2.0
     names = [f"p{i:03d}" for i in range(n)]
     servers: list[tuple[str, subprocess.Popen, str, dict, Path]] = []
     db = tmp / f"paced-{os.urandom(3).hex()}.sqlite3"
@@ -890,6 +895,8 @@ async def paced(
     try:
         proc, url = start([sys.executable, str(echo_script)])
         servers.append(("echo", proc, url, {}, db))
+        proc, url = start([sys.executable, str(echo_script), "bridge"])
+        servers.append(("transport", proc, url, {}, db))
         proc, url = start(serve_cmd(db))
         servers.append(("bridge", proc, url, keys_, db))
         if baseline:
@@ -901,9 +908,13 @@ async def paced(
         runs: dict[str, list[dict]] = {}
         for _ in range(repeat):
             for name, proc, url, wk, _db in servers:
-                runs.setdefault(name, []).append(
-                    await paced_load(url, names, wk, seconds, every, proc, name != "echo")
-                )
+                bridge = name not in ("echo", "transport")
+                before = await commit_totals(url) if bridge else None
+                r = await paced_load(url, names, wk, seconds, every, proc, bridge)
+                after = await commit_totals(url) if bridge else None
+                if before is not None and after is not None:
+                    r["commit_us"] = (after[0] - before[0]) / r["n"] * 1e6
+                runs.setdefault(name, []).append(r)
         load = tuple(max(x, y) for x, y in zip(load, os.getloadavg(), strict=True))
     finally:
         for _name, proc, *_ in servers:
@@ -914,17 +925,38 @@ async def paced(
     print(f"{n} tables, one move every {every:g} s each ({n / every:.0f} events/s), "
           f"{seconds:g} s, medians of {repeat}:")  # fmt: skip
     echo_cpu = statistics.median(r["cpu_us"] for r in runs["echo"])
+    medians = {}
     for name, rs in runs.items():
-        m = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        m = medians[name] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
         per_core = n / m["share"]
         ratio = f" ({m['cpu_us'] / echo_cpu:.2f}x the echo's)" if name != "echo" else ""
-        print(f"  {name:<8} p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms, max {m['max']:.1f} ms; "
+        commits = f"; its commits {m['commit_us']:.0f} us/event" if "commit_us" in m else ""
+        print(f"  {name:<9} p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms, max {m['max']:.1f} ms; "
               f"{m['share']:.1%} of a core, {m['cpu_us']:.0f} us CPU/event{ratio}: "
-              f"~{per_core:.0f} such tables per core")  # fmt: skip
+              f"~{per_core:.0f} such tables per core{commits}")  # fmt: skip
+    if "commit_us" in medians["bridge"]:
+        floor = medians["transport"]["cpu_us"] + medians["bridge"]["commit_us"]
+        print(f"the floor at this pace: the bridge's transport answering alone and one commit "
+              f"an event, {floor:.0f} us ({floor / echo_cpu:.2f}x the echo's), before any "
+              f"validation, rule or command")  # fmt: skip
     print(
         f"the log: {(used - empty) / max(1, events):.0f} bytes per event, its commands and "
         f"the index included ({events} events: {(used - empty) / 1e6:.1f} MB)"
     )
+    return medians
+
+
+async def commit_totals(url: str) -> tuple[float, float] | None:
+    """A bridge's group commits so far as its ``/metrics`` page counts them: (seconds, commits);
+    None without the metrics."""
+    async with aiohttp.ClientSession() as session, session.get(f"{url}/metrics") as resp:
+        if resp.status != 200:
+            return None
+        text = await resp.text()
+    found = dict(re.findall(r"^vttbridge_commit_seconds_(sum|count) (\S+)$", text, re.M))
+    if len(found) < 2:
+        return None
+    return float(found["sum"]), float(found["count"])
 
 
 async def connect_all(url: str, worlds: list[str], world_keys: dict[str, str]) -> float:

@@ -16,3 +16,16 @@ async def test_bench_speed_with_the_ruler_runs_small(tmp_path, capsys):
     assert results[("bridge", 2)]["cmds"] < 0.2
     assert results[("ruler", 2)]["cmds"] >= 0.9
     assert "with the ruler at   2 clients" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+async def test_bench_paced_shows_the_transport_and_the_commits(tmp_path, capsys):
+    bench = loader.load_bench("bench_bridge")
+    medians = await bench.paced(tmp_path, 2.0, 1, None, tables=10)
+    assert set(medians) == {"echo", "transport", "bridge"}
+    # the bridge's commits, read from its /metrics: one an event at this pace
+    assert 0 < medians["bridge"]["commit_us"] < medians["bridge"]["cpu_us"]
+    assert "commit_us" not in medians["transport"]
+    out = capsys.readouterr().out
+    assert "its commits" in out
+    assert "the floor at this pace: the bridge's transport answering alone" in out
