@@ -925,20 +925,25 @@ async def paced(
     print(f"{n} tables, one move every {every:g} s each ({n / every:.0f} events/s), "
           f"{seconds:g} s, medians of {repeat}:")  # fmt: skip
     echo_cpu = statistics.median(r["cpu_us"] for r in runs["echo"])
+
+    def of_echo(us: float) -> str:
+        # a short run can use less CPU than the kernel's clock tick counts (none, then)
+        return f" ({us / echo_cpu:.2f}x the echo's)" if echo_cpu else ""
+
     medians = {}
     for name, rs in runs.items():
         m = medians[name] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-        per_core = n / m["share"]
-        ratio = f" ({m['cpu_us'] / echo_cpu:.2f}x the echo's)" if name != "echo" else ""
+        per_core = f"~{n / m['share']:.0f}" if m["share"] else "too little CPU to count"
+        ratio = of_echo(m["cpu_us"]) if name != "echo" else ""
         commits = f"; its commits {m['commit_us']:.0f} us/event" if "commit_us" in m else ""
         print(f"  {name:<9} p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms, max {m['max']:.1f} ms; "
               f"{m['share']:.1%} of a core, {m['cpu_us']:.0f} us CPU/event{ratio}: "
-              f"~{per_core:.0f} such tables per core{commits}")  # fmt: skip
+              f"{per_core} such tables per core{commits}")  # fmt: skip
     if "commit_us" in medians["bridge"]:
         floor = medians["transport"]["cpu_us"] + medians["bridge"]["commit_us"]
         print(f"the floor at this pace: the bridge's transport answering alone and one commit "
-              f"an event, {floor:.0f} us ({floor / echo_cpu:.2f}x the echo's), before any "
-              f"validation, rule or command")  # fmt: skip
+              f"an event, {floor:.0f} us{of_echo(floor)}, before any validation, rule or "
+              f"command")  # fmt: skip
     print(
         f"the log: {(used - empty) / max(1, events):.0f} bytes per event, its commands and "
         f"the index included ({events} events: {(used - empty) / 1e6:.1f} MB)"

@@ -23,8 +23,9 @@ async def test_bench_paced_shows_the_transport_and_the_commits(tmp_path, capsys)
     bench = loader.load_bench("bench_bridge")
     medians = await bench.paced(tmp_path, 2.0, 1, None, tables=10)
     assert set(medians) == {"echo", "transport", "bridge"}
-    # the bridge's commits, read from its /metrics: one an event at this pace
-    assert 0 < medians["bridge"]["commit_us"] < medians["bridge"]["cpu_us"]
+    # the bridge's commits, read from its /metrics: one an event at this pace (its CPU is
+    # counted in the kernel's clock ticks, too coarse for so short a run to compare with)
+    assert 0 < medians["bridge"]["commit_us"] < 100_000
     assert "commit_us" not in medians["transport"]
     out = capsys.readouterr().out
     assert "its commits" in out
