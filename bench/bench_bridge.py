@@ -804,7 +804,8 @@ async def paced_load(
 ) -> dict:  # fmt: skip
     """One client per world, each sending a token move every ``every`` seconds (their starts
     spread over the first interval), for ``seconds``: latency percentiles, and the server's
-    CPU over the measured part (share of a core, per event)."""
+    CPU over the measured part (share of a core, per event); for a bridge with metrics, its
+    commits' time per event (``commit_us``) and commits per event over the same part."""
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         clients = []
         sem = asyncio.Semaphore(20)
@@ -819,6 +820,8 @@ async def paced_load(
 
         clients = await asyncio.gather(*(join(w) for w in worlds))
         await asyncio.sleep(1.0)
+        # read here and at the end, as the CPU is: the setup's commits are not the moves'
+        commits = await commit_totals(url) if bridge else None
         run = os.urandom(4).hex()
         latencies: list[float] = []
         began = time.perf_counter()
@@ -842,16 +845,25 @@ async def paced_load(
             await asyncio.gather(*(play(i, c) for i, c in enumerate(clients)))
         used = cpu_seconds(proc.pid) - cpu
         elapsed = time.perf_counter() - began
+        after = await commit_totals(url) if commits is not None else None
         for c in clients:
             await c.close()
     latencies.sort()
+    n = len(latencies)
+    committed = {}
+    if commits is not None and after is not None:
+        committed = {
+            "commit_us": (after[0] - commits[0]) / n * 1e6,
+            "commits": (after[1] - commits[1]) / n,
+        }
     return {
-        "n": len(latencies),
+        "n": n,
         "p50": statistics.median(latencies) * 1000,
         "p99": percentile(latencies, 0.99) * 1000,
         "max": latencies[-1] * 1000,
         "share": used / elapsed,
-        "cpu_us": used / len(latencies) * 1e6,
+        "cpu_us": used / n * 1e6,
+        **committed,
     }
 
 
@@ -881,9 +893,9 @@ async def paced(
     table, for ``seconds``; the server's share of a core and CPU per event, the worlds one
     core serves at that load, and the log's bytes per event; the same load on the bare
     python-socketio echo, alternating (at this pace an event costs every server several times
-    what it costs under full load: each one wakes the process on its own). With
-    ``--baseline``, the same on the other interpreter's bridge too. Returns each server's
-    medians."""
+    what it costs under full load: each one wakes the process on its own), and on the same echo
+    on the bridge's transport. With ``--baseline``, the same on the other interpreter's bridge
+    too. Returns each server's medians."""
     n, every = tables, 2.0
     names = [f"p{i:03d}" for i in range(n)]
     servers: list[tuple[str, subprocess.Popen, str, dict, Path]] = []
@@ -909,11 +921,7 @@ async def paced(
         for _ in range(repeat):
             for name, proc, url, wk, _db in servers:
                 bridge = name not in ("echo", "transport")
-                before = await commit_totals(url) if bridge else None
                 r = await paced_load(url, names, wk, seconds, every, proc, bridge)
-                after = await commit_totals(url) if bridge else None
-                if before is not None and after is not None:
-                    r["commit_us"] = (after[0] - before[0]) / r["n"] * 1e6
                 runs.setdefault(name, []).append(r)
         load = tuple(max(x, y) for x, y in zip(load, os.getloadavg(), strict=True))
     finally:
@@ -935,7 +943,8 @@ async def paced(
         m = medians[name] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
         per_core = f"~{n / m['share']:.0f}" if m["share"] else "too little CPU to count"
         ratio = of_echo(m["cpu_us"]) if name != "echo" else ""
-        commits = f"; its commits {m['commit_us']:.0f} us/event" if "commit_us" in m else ""
+        commits = (f"; its commits {m['commit_us']:.0f} us/event ({m['commits']:.2f} an event)"
+                   if "commit_us" in m else "")  # fmt: skip
         print(f"  {name:<9} p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms, max {m['max']:.1f} ms; "
               f"{m['share']:.1%} of a core, {m['cpu_us']:.0f} us CPU/event{ratio}: "
               f"{per_core} such tables per core{commits}")  # fmt: skip

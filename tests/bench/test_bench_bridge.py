@@ -26,6 +26,7 @@ async def test_bench_paced_shows_the_transport_and_the_commits(tmp_path, capsys)
     # the bridge's commits, read from its /metrics: one an event at this pace (its CPU is
     # counted in the kernel's clock ticks, too coarse for so short a run to compare with)
     assert 0 < medians["bridge"]["commit_us"] < 100_000
+    assert 0.9 <= medians["bridge"]["commits"] <= 1.5
     assert "commit_us" not in medians["transport"]
     out = capsys.readouterr().out
     assert "its commits" in out
