@@ -821,7 +821,7 @@ async def paced_load(
         clients = await asyncio.gather(*(join(w) for w in worlds))
         await asyncio.sleep(1.0)
         # read here and at the end, as the CPU is: the setup's commits are not the moves'
-        commits = await commit_totals(url) if bridge else None
+        before = await commit_totals(url) if bridge else None
         run = os.urandom(4).hex()
         latencies: list[float] = []
         began = time.perf_counter()
@@ -845,16 +845,16 @@ async def paced_load(
             await asyncio.gather(*(play(i, c) for i, c in enumerate(clients)))
         used = cpu_seconds(proc.pid) - cpu
         elapsed = time.perf_counter() - began
-        after = await commit_totals(url) if commits is not None else None
+        after = await commit_totals(url) if before is not None else None
         for c in clients:
             await c.close()
     latencies.sort()
     n = len(latencies)
     committed = {}
-    if commits is not None and after is not None:
+    if before is not None and after is not None:
         committed = {
-            "commit_us": (after[0] - commits[0]) / n * 1e6,
-            "commits": (after[1] - commits[1]) / n,
+            "commit_us": (after[0] - before[0]) / n * 1e6,
+            "commits": (after[1] - before[1]) / n,
         }
     return {
         "n": n,
@@ -967,10 +967,20 @@ async def commit_totals(url: str) -> tuple[float, float] | None:
         if resp.status != 200:
             return None
         text = await resp.text()
-    found = dict(re.findall(r"^vttbridge_commit_seconds_(sum|count) (\S+)$", text, re.M))
-    if len(found) < 2:
+    try:  # installed with the metrics extra (a --baseline's server may have it, this not)
+        from prometheus_client import parser
+    except ImportError:
         return None
-    return float(found["sum"]), float(found["count"])
+
+    found = {
+        sample.name: sample.value
+        for family in parser.text_string_to_metric_families(text)
+        if family.name == "vttbridge_commit_seconds"
+        for sample in family.samples
+    }
+    if "vttbridge_commit_seconds_sum" not in found:
+        return None
+    return found["vttbridge_commit_seconds_sum"], found["vttbridge_commit_seconds_count"]
 
 
 async def connect_all(url: str, worlds: list[str], world_keys: dict[str, str]) -> float:
